@@ -1,0 +1,867 @@
+//! `RepairLoop`: outcomes in, instructions out (SPEC section 5).
+//!
+//! The host sends `options.prompt` itself, then feeds each [`Outcome`] into
+//! [`RepairLoop::next`] with the current time, and does what the returned
+//! [`Instruction`] says. The loop never reads a clock and never draws
+//! randomness of its own: jitter comes from a seeded PRNG whose state is part
+//! of the loop, so the same options, seed, outcomes and times always give the
+//! same instructions, also after a `to_snapshot`/`from_snapshot` round trip.
+//!
+//! Theory of operation, per outcome:
+//!
+//! | outcome            | class            | budget left                         | budget spent / absent       |
+//! |--------------------|------------------|-------------------------------------|-----------------------------|
+//! | reply, valid       | —                | `done`                              |                             |
+//! | reply, empty       | hard-fail        | degrade `unrepairable`              |                             |
+//! | reply, broken      | repairable       | `send-repair-prompt` fix/reask      | `repair-failed` (`budget-exhausted` if 0 from the start) |
+//! | rejected           | repairable       | `send-repair-prompt` reask          | as above                    |
+//! | invalid            | semantic-invalid | `send-repair-prompt` alternate      | degrade `semantic-invalid`  |
+//! | error, transient   | transient        | `wait-for-backoff`                  | `transient-exhausted`       |
+//! | error, hard-fail   | hard-fail        | degrade `hard-fail`                 |                             |
+//!
+//! Before any instruction that asks for a call, in this order: cost ceiling,
+//! deadline, prompt size, open breaker. `done` and `degrade` are final and
+//! sticky, except that one `rejected`/`invalid` right after a `done` reopens it.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::backoff::{u64_string, Backoff, Rng};
+use crate::classify::{classify, Cause, Classified, ErrorClass, ErrorInfo, Signal};
+use crate::prompt::{
+    build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt, DEFAULT_MAX_RAW_CHARS,
+};
+use crate::structured::{
+    self, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
+    SchemaError,
+};
+use crate::toolkit::CircuitBreaker;
+
+/// How repairable failures are repaired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Quote the broken output and ask for a repaired value.
+    #[default]
+    Fix,
+    /// Resend the previous prompt with the failure appended.
+    Reask,
+}
+
+/// Which kind of repair prompt a `send-repair-prompt` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Fix,
+    Reask,
+    Alternate,
+}
+
+/// Where the host sends the work when the loop gives up.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "lowercase", rename_all_fields = "camelCase")]
+pub enum FallbackPlan {
+    Human { queue: String },
+    Template { template_id: String, text: String },
+}
+
+/// Per-class budgets and the hard limits.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Budget {
+    pub transient: u32,
+    pub repairable: u32,
+    pub semantic_invalid: u32,
+    pub cost_ceiling_usd: Option<f64>,
+    pub deadline_ms: Option<f64>,
+    pub max_prompt_chars: Option<u32>,
+}
+
+impl Budget {
+    /// SPEC defaults; `maxPromptChars` is 6000 in fix mode and unlimited in reask mode.
+    pub fn default_for(mode: Mode) -> Budget {
+        Budget {
+            transient: 6,
+            repairable: 1,
+            semantic_invalid: 1,
+            cost_ceiling_usd: None,
+            deadline_ms: None,
+            max_prompt_chars: match mode {
+                Mode::Fix => Some(6000),
+                Mode::Reask => None,
+            },
+        }
+    }
+}
+
+/// Everything the loop is configured with (the JS `LoopOptions`, resolved).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopConfig {
+    pub prompt: Prompt,
+    pub mode: Mode,
+    pub alternate_prompt: Option<Prompt>,
+    pub fallback: Option<FallbackPlan>,
+    pub budget: Budget,
+    pub backoff: Backoff,
+    pub local_repair: bool,
+    pub locale: Locale,
+    pub max_raw_chars: u32,
+    #[serde(with = "u64_string")]
+    pub seed: u64,
+}
+
+impl LoopConfig {
+    /// SPEC defaults around the first prompt.
+    pub fn new(prompt: Prompt, seed: u64) -> LoopConfig {
+        LoopConfig {
+            prompt,
+            mode: Mode::Fix,
+            alternate_prompt: None,
+            fallback: None,
+            budget: Budget::default_for(Mode::Fix),
+            backoff: Backoff::default(),
+            local_repair: true,
+            locale: Locale::En,
+            max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
+            seed,
+        }
+    }
+
+    /// Range checks the types cannot express. Field names are the JS ones.
+    pub fn check(&self) -> Result<(), OptionError> {
+        let b = &self.backoff;
+        for (field, v) in [
+            ("backoff.baseMs", b.base_ms),
+            ("backoff.maxMs", b.max_ms),
+            ("backoff.jitterMs", b.jitter_ms),
+            ("backoff.maxRetryAfterMs", b.max_retry_after_ms),
+        ] {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(OptionError::range(field, "must be a finite number >= 0"));
+            }
+        }
+        if let Some(c) = self.budget.cost_ceiling_usd {
+            if !(c.is_finite() && c >= 0.0) {
+                return Err(OptionError::range("budget.costCeilingUsd", "must be a finite number >= 0 or null"));
+            }
+        }
+        if let Some(d) = self.budget.deadline_ms {
+            if !(d.is_finite() && d >= 0.0) {
+                return Err(OptionError::range("budget.deadlineMs", "must be a finite number >= 0 or null"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A bad option: the JS field it names, and whether it is a type or a range problem.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionError {
+    pub field: String,
+    pub message: String,
+    /// `RangeError` rather than `TypeError` in JS.
+    pub is_range: bool,
+}
+
+impl OptionError {
+    pub fn range(field: &str, message: &str) -> OptionError {
+        OptionError { field: field.into(), message: message.into(), is_range: true }
+    }
+
+    pub fn type_(field: &str, message: &str) -> OptionError {
+        OptionError { field: field.into(), message: message.into(), is_range: false }
+    }
+}
+
+impl std::fmt::Display for OptionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.field, self.message)
+    }
+}
+
+impl From<SchemaError> for OptionError {
+    fn from(e: SchemaError) -> OptionError {
+        OptionError::type_("schema", &format!("is not usable: {e}"))
+    }
+}
+
+/// What happened to the call the host made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Reply { text: String, stop_reason: Option<String>, cost_usd: f64, usage: Option<Usage> },
+    /// Whatever the call threw or returned as an error, as read by the host layer.
+    Error { error: ErrorInfo, cost_usd: f64 },
+    /// A downstream system refused the most recent value, with a reason.
+    Rejected { reason: String },
+    /// The host's own content check failed on the most recent value.
+    Invalid { reason: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// How the accepted value came about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    FirstPass,
+    LocallyRepaired,
+    Repaired,
+}
+
+/// Why the loop gave up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    HardFail,
+    Unrepairable,
+    TransientExhausted,
+    BudgetExhausted,
+    RepairFailed,
+    SemanticInvalid,
+    DeadlineExceeded,
+    PromptTooLarge,
+    CostCeiling,
+    RetryAfterTooLong,
+    CircuitOpen,
+    Aborted,
+}
+
+/// What the host must do next.
+#[must_use]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+pub enum Instruction {
+    /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
+    /// and feed its outcome to `next()`.
+    WaitForBackoff { delay_ms: f64, prompt: Prompt, attempt: u32, classified: Classified },
+    /// Send `prompt` now as call number `attempt` and feed its outcome to `next()`.
+    SendRepairPrompt { prompt: Prompt, attempt: u32, strategy: Strategy, classified: Classified },
+    /// Use `value`. Provisional: feed one `rejected`/`invalid` if a later check refuses it.
+    Done { value: Value, text: String, source: Source, fixes: Vec<Fix>, attempts: u32, cost_usd: f64 },
+    /// Stop calling the model; go to `fallback` (if any). Final.
+    Degrade {
+        reason: StopReason,
+        detail: String,
+        fallback: Option<FallbackPlan>,
+        report: Option<FailureReport>,
+        classified: Option<Classified>,
+        attempts: u32,
+        cost_usd: f64,
+    },
+}
+
+impl Instruction {
+    pub fn is_final(&self) -> bool {
+        matches!(self, Instruction::Done { .. } | Instruction::Degrade { .. })
+    }
+}
+
+/// One call the host made, as the loop saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    pub n: u32,
+    pub class: Option<ErrorClass>,
+    pub cause: Option<Cause>,
+    pub reason: String,
+    pub cost_usd: f64,
+    pub at: f64,
+}
+
+/// Failed outcomes per class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ByClass {
+    pub transient: u32,
+    pub repairable: u32,
+    #[serde(rename = "semantic-invalid")]
+    pub semantic_invalid: u32,
+    #[serde(rename = "hard-fail")]
+    pub hard_fail: u32,
+}
+
+impl ByClass {
+    fn bump(&mut self, class: ErrorClass) {
+        let slot = match class {
+            ErrorClass::Transient => &mut self.transient,
+            ErrorClass::Repairable => &mut self.repairable,
+            ErrorClass::SemanticInvalid => &mut self.semantic_invalid,
+            ErrorClass::HardFail => &mut self.hard_fail,
+        };
+        *slot = slot.saturating_add(1);
+    }
+}
+
+/// `report()`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopReport {
+    pub calls: u32,
+    pub cost_usd: f64,
+    pub repaired: u32,
+    pub by_class: ByClass,
+    pub warnings: Vec<String>,
+}
+
+/// The mutable part of a loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LoopState {
+    #[serde(with = "u64_string")]
+    rng: u64,
+    started_at: Option<f64>,
+    /// Calls whose outcome has arrived (the first one included).
+    calls: u32,
+    /// True while a call is out and its outcome not yet fed.
+    awaiting: bool,
+    transient_used: u32,
+    repair_used: u32,
+    semantic_used: u32,
+    consecutive_transient: u32,
+    cost_usd: f64,
+    /// The prompt of the most recent call.
+    current_prompt: Prompt,
+    repairs_sent: u32,
+    repairable_failures: u32,
+    semantic_failures: u32,
+    by_class: ByClass,
+    attempts: Vec<Attempt>,
+    last_report: Option<FailureReport>,
+    final_instruction: Option<Instruction>,
+    /// The final instruction is a `done` that one verdict may still reopen.
+    provisional: bool,
+}
+
+/// The whole loop as JSON-safe data (`toJSON`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub version: u32,
+    pub options: LoopConfig,
+    pub schema: Option<Value>,
+    state: LoopState,
+}
+
+const SNAPSHOT_VERSION: u32 = 1;
+
+/// The step-driven loop. See the module docs for the rules.
+#[derive(Debug, Clone)]
+pub struct RepairLoop {
+    config: LoopConfig,
+    schema: Option<Arc<CompiledSchema>>,
+    state: LoopState,
+}
+
+impl RepairLoop {
+    pub fn new(config: LoopConfig, schema: Option<Arc<CompiledSchema>>) -> Result<RepairLoop, OptionError> {
+        config.check()?;
+        let state = LoopState {
+            rng: Rng::new(config.seed).state(),
+            started_at: None,
+            calls: 0,
+            awaiting: true,
+            transient_used: 0,
+            repair_used: 0,
+            semantic_used: 0,
+            consecutive_transient: 0,
+            cost_usd: 0.0,
+            current_prompt: config.prompt.clone(),
+            repairs_sent: 0,
+            repairable_failures: 0,
+            semantic_failures: 0,
+            by_class: ByClass::default(),
+            attempts: Vec::new(),
+            last_report: None,
+            final_instruction: None,
+            provisional: false,
+        };
+        Ok(RepairLoop { config, schema, state })
+    }
+
+    // ---- getters ----
+
+    pub fn config(&self) -> &LoopConfig {
+        &self.config
+    }
+
+    pub fn attempts(&self) -> &[Attempt] {
+        &self.state.attempts
+    }
+
+    pub fn report(&self) -> LoopReport {
+        let s = &self.state;
+        let mut warnings = Vec::new();
+        if s.repairable_failures >= 3 {
+            warnings.push(format!(
+                "structural problem in prompt or validator: {} repairable failures",
+                s.repairable_failures
+            ));
+        }
+        if s.semantic_failures >= 1 {
+            warnings.push(format!(
+                "review the approach: {} semantic-invalid outcome{}",
+                s.semantic_failures,
+                if s.semantic_failures == 1 { "" } else { "s" }
+            ));
+        }
+        LoopReport {
+            calls: s.calls,
+            cost_usd: s.cost_usd,
+            repaired: s.repairs_sent,
+            by_class: s.by_class,
+            warnings,
+        }
+    }
+
+    // ---- snapshot ----
+
+    pub fn to_snapshot(&self) -> Snapshot {
+        Snapshot {
+            version: SNAPSHOT_VERSION,
+            options: self.config.clone(),
+            schema: self.schema.as_ref().map(|s| s.value().clone()),
+            state: self.state.clone(),
+        }
+    }
+
+    pub fn from_snapshot(snapshot: Snapshot, cache: &mut SchemaCache) -> Result<RepairLoop, OptionError> {
+        if snapshot.version != SNAPSHOT_VERSION {
+            return Err(OptionError::range("state.version", "is not a version this build can resume"));
+        }
+        snapshot.options.check()?;
+        let schema = match snapshot.schema {
+            Some(v) => Some(cache.get_or_compile_value(v)?),
+            None => None,
+        };
+        Ok(RepairLoop { config: snapshot.options, schema, state: snapshot.state })
+    }
+
+    // ---- inputs ----
+
+    /// Feed what happened to the most recent call; get what to do next.
+    pub fn next(&mut self, outcome: Outcome, now: f64, breaker: Option<&mut CircuitBreaker>) -> Instruction {
+        if let Some(fin) = &self.state.final_instruction {
+            let reopens = self.state.provisional
+                && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
+            if !reopens {
+                return fin.clone();
+            }
+            self.state.final_instruction = None;
+            self.state.provisional = false;
+        }
+        if self.state.started_at.is_none() {
+            self.state.started_at = Some(now);
+        }
+        let instruction = match outcome {
+            Outcome::Reply { text, stop_reason, cost_usd, usage: _ } => {
+                self.on_reply(text, stop_reason, cost_usd, now, breaker)
+            }
+            Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
+            Outcome::Rejected { reason } => self.on_rejected(reason, now, breaker),
+            Outcome::Invalid { reason } => self.on_invalid(reason, now, breaker),
+        };
+        self.state.awaiting = !instruction.is_final();
+        if instruction.is_final() {
+            self.state.provisional = matches!(instruction, Instruction::Done { .. });
+            self.state.final_instruction = Some(instruction.clone());
+        }
+        instruction
+    }
+
+    /// Stop now: degrade `aborted` (or the final instruction already given).
+    pub fn abort(&mut self, reason: Option<&str>, now: f64) -> Instruction {
+        if let Some(fin) = &self.state.final_instruction {
+            return fin.clone();
+        }
+        if self.state.started_at.is_none() {
+            self.state.started_at = Some(now);
+        }
+        let detail = reason.filter(|r| !r.is_empty()).unwrap_or("aborted by the host").to_string();
+        let classified = Classified::new(ErrorClass::HardFail, Cause::Aborted, Signal::None, detail.clone());
+        let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
+        self.state.awaiting = false;
+        self.state.provisional = false;
+        self.state.final_instruction = Some(instruction.clone());
+        instruction
+    }
+
+    // ---- outcome handlers ----
+
+    fn on_reply(
+        &mut self,
+        text: String,
+        stop_reason: Option<String>,
+        cost_usd: f64,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
+        let loop_issued = self.state.calls > 0;
+        self.record_call(cost_usd, now);
+        self.state.consecutive_transient = 0;
+        self.state.last_report = None;
+
+        if loop_issued && self.deadline_passed(now) {
+            self.fail_last_attempt(None, "the reply arrived after the deadline");
+            return self.degrade(
+                StopReason::DeadlineExceeded,
+                "the reply arrived after the deadline".into(),
+                None,
+            );
+        }
+
+        let options = ParseOptions { local_repair: self.config.local_repair, stop_reason };
+        let parsed = match &self.schema {
+            Some(schema) => structured::parse(&text, Some(schema), &options),
+            None if text.trim().is_empty() => structured::parse(&text, None, &options),
+            None => Parsed::ok(Value::String(text.clone()), Vec::new(), text.clone()),
+        };
+        match parsed {
+            Parsed::Ok { value, fixes, text: accepted, .. } => {
+                if let Some(b) = breaker {
+                    b.record_success();
+                }
+                self.mark_last_attempt(None, None, "accepted");
+                let source = if self.state.repairs_sent > 0 {
+                    crate::repair_loop::Source::Repaired
+                } else if !fixes.is_empty() {
+                    Source::LocallyRepaired
+                } else {
+                    Source::FirstPass
+                };
+                Instruction::Done {
+                    value,
+                    text: accepted,
+                    source,
+                    fixes,
+                    attempts: self.state.calls,
+                    cost_usd: self.state.cost_usd,
+                }
+            }
+            Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),
+        }
+    }
+
+    fn on_broken_reply(
+        &mut self,
+        report: FailureReport,
+        raw: &str,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
+        let first_issue = report.issues.first().map(|i| i.message.as_str()).unwrap_or("");
+        let (cause, signal) = match report.primary() {
+            Some(FailureKind::Empty) => (Cause::Empty, Signal::Validation),
+            Some(FailureKind::Truncated) => (Cause::Truncated, Signal::StopReason),
+            Some(FailureKind::JsonSyntax) => (Cause::JsonSyntax, Signal::Validation),
+            _ => (Cause::Schema, Signal::Validation),
+        };
+        if cause == Cause::Empty {
+            let classified = Classified::new(ErrorClass::HardFail, Cause::Empty, signal, "the reply is empty");
+            self.fail(&classified);
+            self.state.last_report = Some(report);
+            return self.degrade(StopReason::Unrepairable, "the reply is empty".into(), Some(classified));
+        }
+        let reason = format!("{}: {}", describe_kinds(&report), crate::classify::one_line(first_issue));
+        let classified = Classified::new(ErrorClass::Repairable, cause, signal, reason);
+        self.fail(&classified);
+
+        let mut strategy = if cause == Cause::Truncated { Strategy::Reask } else { self.strategy_for_mode() };
+        if self.schema.is_none() {
+            strategy = Strategy::Reask;
+        }
+        let locale = self.config.locale;
+        let max_raw = self.config.max_raw_chars as usize;
+        let schema = self.schema.clone();
+        self.state.last_report = Some(report.clone());
+        self.repair(
+            |previous| match (strategy, schema) {
+                (Strategy::Fix, Some(schema)) => build_fix_prompt(&report, schema.value(), raw, max_raw, locale),
+                _ => build_reask_prompt(previous, Correction::Report(&report), locale),
+            },
+            strategy,
+            classified,
+            now,
+            breaker,
+        )
+    }
+
+    fn on_error(
+        &mut self,
+        error: &ErrorInfo,
+        cost_usd: f64,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
+        self.record_call(cost_usd, now);
+        self.state.last_report = None;
+        let classified = classify(error, None, now);
+        self.fail(&classified);
+        match classified.class {
+            ErrorClass::Transient => self.on_transient(classified, now, breaker),
+            _ => {
+                let detail = classified.reason.clone();
+                self.degrade(StopReason::HardFail, detail, Some(classified))
+            }
+        }
+    }
+
+    fn on_transient(
+        &mut self,
+        classified: Classified,
+        now: f64,
+        mut breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
+        if let Some(b) = breaker.as_deref_mut() {
+            b.record_failure(now);
+        }
+        self.state.consecutive_transient = self.state.consecutive_transient.saturating_add(1);
+        if self.state.transient_used >= self.config.budget.transient {
+            let detail = format!(
+                "transient budget of {} resends spent; last: {}",
+                self.config.budget.transient, classified.reason
+            );
+            return self.degrade(StopReason::TransientExhausted, detail, Some(classified));
+        }
+        let delay_ms = match classified.retry_after_ms {
+            Some(ms) if ms > self.config.backoff.max_retry_after_ms => {
+                let detail = format!(
+                    "the server asked to wait {} ms, above maxRetryAfterMs {} ms",
+                    ms.ceil(),
+                    self.config.backoff.max_retry_after_ms
+                );
+                return self.degrade(StopReason::RetryAfterTooLong, detail, Some(classified));
+            }
+            Some(ms) => ms.ceil(),
+            None => {
+                let mut rng = Rng::new(self.state.rng);
+                let d = self.config.backoff.delay(self.state.consecutive_transient, &mut rng);
+                self.state.rng = rng.state();
+                d
+            }
+        };
+        if let Some(stop) = self.pre_call_check(now + delay_ms, None, breaker, &classified) {
+            return stop;
+        }
+        self.state.transient_used += 1;
+        Instruction::WaitForBackoff {
+            delay_ms,
+            prompt: self.state.current_prompt.clone(),
+            attempt: self.state.calls.saturating_add(1),
+            classified,
+        }
+    }
+
+    fn on_rejected(&mut self, reason: String, now: f64, breaker: Option<&mut CircuitBreaker>) -> Instruction {
+        self.record_verdict(now);
+        let classified = Classified::new(
+            ErrorClass::Repairable,
+            Cause::Rejected,
+            Signal::Validation,
+            format!("rejected: {}", crate::classify::one_line(&reason)),
+        );
+        self.fail(&classified);
+        self.state.last_report = None;
+        let locale = self.config.locale;
+        self.repair(
+            |previous| build_reask_prompt(previous, Correction::Rejected(&reason), locale),
+            Strategy::Reask,
+            classified,
+            now,
+            breaker,
+        )
+    }
+
+    fn on_invalid(&mut self, reason: String, now: f64, breaker: Option<&mut CircuitBreaker>) -> Instruction {
+        self.record_verdict(now);
+        let classified = Classified::new(
+            ErrorClass::SemanticInvalid,
+            Cause::Semantic,
+            Signal::Validation,
+            format!("invalid: {}", crate::classify::one_line(&reason)),
+        );
+        self.fail(&classified);
+        self.state.last_report = None;
+        let Some(alternate) = self.config.alternate_prompt.clone() else {
+            let detail = format!("{}; no alternatePrompt to switch to", classified.reason);
+            return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));
+        };
+        if self.state.semantic_used >= self.config.budget.semantic_invalid {
+            let detail = format!("{}; alternate prompt budget spent", classified.reason);
+            return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));
+        }
+        if let Some(stop) = self.pre_call_check(now, None, breaker, &classified) {
+            return stop;
+        }
+        self.state.semantic_used += 1;
+        self.state.repairs_sent += 1;
+        self.state.current_prompt = alternate.clone();
+        Instruction::SendRepairPrompt {
+            prompt: alternate,
+            attempt: self.state.calls.saturating_add(1),
+            strategy: Strategy::Alternate,
+            classified,
+        }
+    }
+
+    // ---- shared steps ----
+
+    fn strategy_for_mode(&self) -> Strategy {
+        match self.config.mode {
+            Mode::Fix => Strategy::Fix,
+            Mode::Reask => Strategy::Reask,
+        }
+    }
+
+    /// Send a repair prompt if the repair budget and the limits allow.
+    fn repair(
+        &mut self,
+        build: impl FnOnce(&Prompt) -> Prompt,
+        strategy: Strategy,
+        classified: Classified,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
+        let budget = self.config.budget.repairable;
+        if budget == 0 {
+            let detail = format!("{}; the repair budget is 0", classified.reason);
+            return self.degrade(StopReason::BudgetExhausted, detail, Some(classified));
+        }
+        if self.state.repair_used >= budget {
+            let detail = format!("{}; {} repair prompt(s) did not fix it", classified.reason, self.state.repair_used);
+            return self.degrade(StopReason::RepairFailed, detail, Some(classified));
+        }
+        let prompt = build(&self.state.current_prompt);
+        if let Some(stop) = self.pre_call_check(now, Some(&prompt), breaker, &classified) {
+            return stop;
+        }
+        self.state.repair_used += 1;
+        self.state.repairs_sent += 1;
+        self.state.current_prompt = prompt.clone();
+        Instruction::SendRepairPrompt {
+            prompt,
+            attempt: self.state.calls.saturating_add(1),
+            strategy,
+            classified,
+        }
+    }
+
+    /// The checks before any instruction that asks for a call, in SPEC order.
+    /// `call_at` is when the call would be made (after any wait).
+    fn pre_call_check(
+        &mut self,
+        call_at: f64,
+        built: Option<&Prompt>,
+        breaker: Option<&mut CircuitBreaker>,
+        classified: &Classified,
+    ) -> Option<Instruction> {
+        if let Some(ceiling) = self.config.budget.cost_ceiling_usd {
+            if self.state.cost_usd >= ceiling {
+                let detail = format!("spent ${} of the ${} ceiling", self.state.cost_usd, ceiling);
+                return Some(self.degrade(StopReason::CostCeiling, detail, Some(classified.clone())));
+            }
+        }
+        if let Some(end) = self.deadline_at() {
+            if call_at > end {
+                let detail = format!("the next call would start after the deadline ({} ms)", self.config.budget.deadline_ms.unwrap_or(0.0));
+                return Some(self.degrade(StopReason::DeadlineExceeded, detail, Some(classified.clone())));
+            }
+        }
+        if let (Some(limit), Some(prompt)) = (self.config.budget.max_prompt_chars, built) {
+            let size = prompt.chars();
+            if size > limit as usize {
+                let detail = format!("the repair prompt has {size} characters, above maxPromptChars {limit}");
+                return Some(self.degrade(StopReason::PromptTooLarge, detail, Some(classified.clone())));
+            }
+        }
+        if let Some(b) = breaker {
+            let at = call_at.min(f64::MAX);
+            if b.is_open(at) {
+                let detail = "the circuit breaker is open".to_string();
+                return Some(self.degrade(StopReason::CircuitOpen, detail, Some(classified.clone())));
+            }
+        }
+        None
+    }
+
+    fn deadline_at(&self) -> Option<f64> {
+        Some(self.state.started_at? + self.config.budget.deadline_ms?)
+    }
+
+    fn deadline_passed(&self, now: f64) -> bool {
+        self.deadline_at().is_some_and(|end| now > end)
+    }
+
+    fn degrade(&self, reason: StopReason, detail: String, classified: Option<Classified>) -> Instruction {
+        Instruction::Degrade {
+            reason,
+            detail,
+            fallback: self.config.fallback.clone(),
+            report: self.state.last_report.clone(),
+            classified,
+            attempts: self.state.calls,
+            cost_usd: self.state.cost_usd,
+        }
+    }
+
+    /// A call's outcome arrived.
+    fn record_call(&mut self, cost_usd: f64, now: f64) {
+        self.state.calls = self.state.calls.saturating_add(1);
+        self.state.awaiting = false;
+        if cost_usd.is_finite() && cost_usd > 0.0 {
+            self.state.cost_usd += cost_usd;
+        }
+        self.state.attempts.push(Attempt {
+            n: self.state.calls,
+            class: None,
+            cause: None,
+            reason: String::new(),
+            cost_usd: if cost_usd.is_finite() { cost_usd.max(0.0) } else { 0.0 },
+            at: now,
+        });
+    }
+
+    /// A `rejected`/`invalid` verdict: the outcome of the call in flight if one
+    /// is, else a verdict on the reply that produced the last `done`.
+    fn record_verdict(&mut self, now: f64) {
+        if self.state.awaiting {
+            self.record_call(0.0, now);
+        }
+    }
+
+    fn fail(&mut self, classified: &Classified) {
+        self.state.by_class.bump(classified.class);
+        match classified.class {
+            ErrorClass::Repairable => self.state.repairable_failures += 1,
+            ErrorClass::SemanticInvalid => self.state.semantic_failures += 1,
+            _ => {}
+        }
+        if classified.class != ErrorClass::Transient {
+            self.state.consecutive_transient = 0;
+        }
+        self.mark_last_attempt(Some(classified.class), Some(classified.cause), &classified.reason);
+    }
+
+    fn fail_last_attempt(&mut self, class: Option<ErrorClass>, reason: &str) {
+        self.mark_last_attempt(class, None, reason);
+    }
+
+    fn mark_last_attempt(&mut self, class: Option<ErrorClass>, cause: Option<Cause>, reason: &str) {
+        if let Some(a) = self.state.attempts.last_mut() {
+            a.class = class;
+            a.cause = cause;
+            a.reason = reason.to_string();
+        }
+    }
+}
+
+fn describe_kinds(report: &FailureReport) -> String {
+    let kinds: Vec<&str> = report.kinds.iter().map(|k| k.as_str()).collect();
+    kinds.join(", ")
+}

@@ -1,0 +1,179 @@
+//! Compiled JSON Schemas and the compile cache.
+//!
+//! Compiling a schema with `jsonschema` validates it against its meta-schema,
+//! which costs milliseconds on wasm32. A host typically builds a new
+//! `RepairLoop` per request with the same schema, so compiled schemas are
+//! memoised by their text: the exact text first (cheap), then the canonical
+//! text (so `{"a":1,"b":2}` and `{"b":2,"a":1}` share one entry).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{FailureIssue, FailureKind, FailureReport};
+
+/// A schema that compiled, with the forms of it the prompts need.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    value: Value,
+    /// Canonical compact text (sorted keys): the cache key and the form kept in `toJSON`.
+    canonical: String,
+    validator: jsonschema::Validator,
+}
+
+/// The schema itself was not valid JSON or not a valid JSON Schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// JSON Pointer into the schema where the problem is ("" = root).
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "invalid schema: {}", self.message)
+        } else {
+            write!(f, "invalid schema at {}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+impl CompiledSchema {
+    /// Compile from text (the cache-free path; prefer [`SchemaCache`]).
+    pub fn from_text(text: &str) -> Result<CompiledSchema, SchemaError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| SchemaError {
+            path: String::new(),
+            message: format!("not valid JSON: {e}"),
+        })?;
+        CompiledSchema::from_value(value)
+    }
+
+    pub fn from_value(value: Value) -> Result<CompiledSchema, SchemaError> {
+        if !(value.is_object() || value.is_boolean()) {
+            return Err(SchemaError {
+                path: String::new(),
+                message: "a schema must be a JSON object or a boolean".into(),
+            });
+        }
+        let validator = jsonschema::validator_for(&value).map_err(|e| SchemaError {
+            path: e.instance_path().as_str().to_string(),
+            message: e.to_string(),
+        })?;
+        let canonical = value.to_string();
+        Ok(CompiledSchema { value, canonical, validator })
+    }
+
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    pub fn canonical_text(&self) -> &str {
+        &self.canonical
+    }
+
+    /// Every violation, each with its JSON Pointer path; `None` when valid.
+    pub fn validate(&self, instance: &Value) -> Option<FailureReport> {
+        if self.validator.is_valid(instance) {
+            return None;
+        }
+        let issues: Vec<FailureIssue> = self
+            .validator
+            .iter_errors(instance)
+            .map(|e| FailureIssue {
+                kind: FailureKind::Schema,
+                path: e.instance_path().as_str().to_string(),
+                message: e.to_string(),
+            })
+            .collect();
+        Some(FailureReport { kinds: vec![FailureKind::Schema], issues })
+    }
+}
+
+/// A bounded memo of compiled schemas, keyed by text.
+///
+/// Not global: the owner decides its scope (the wasm layer keeps one per
+/// instance, which is the scope of a JS module). Eviction is oldest-first.
+#[derive(Debug)]
+pub struct SchemaCache {
+    by_text: HashMap<String, Arc<CompiledSchema>>,
+    order: VecDeque<String>,
+    capacity: usize,
+}
+
+impl Default for SchemaCache {
+    fn default() -> Self {
+        SchemaCache::new(64)
+    }
+}
+
+impl SchemaCache {
+    pub fn new(capacity: usize) -> SchemaCache {
+        SchemaCache {
+            by_text: HashMap::new(),
+            order: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// The compiled schema for this text, compiling it only if neither the
+    /// text nor its canonical form has been seen.
+    pub fn get_or_compile(&mut self, text: &str) -> Result<Arc<CompiledSchema>, SchemaError> {
+        if let Some(hit) = self.by_text.get(text) {
+            return Ok(hit.clone());
+        }
+        let value: Value = serde_json::from_str(text).map_err(|e| SchemaError {
+            path: String::new(),
+            message: format!("not valid JSON: {e}"),
+        })?;
+        let canonical = value.to_string();
+        if let Some(hit) = self.by_text.get(&canonical).cloned() {
+            self.insert(text.to_string(), hit.clone());
+            return Ok(hit);
+        }
+        let compiled = Arc::new(CompiledSchema::from_value(value)?);
+        self.insert(canonical, compiled.clone());
+        if text != compiled.canonical_text() {
+            self.insert(text.to_string(), compiled.clone());
+        }
+        Ok(compiled)
+    }
+
+    /// Same, from an already parsed value.
+    pub fn get_or_compile_value(&mut self, value: Value) -> Result<Arc<CompiledSchema>, SchemaError> {
+        let canonical = value.to_string();
+        if let Some(hit) = self.by_text.get(&canonical) {
+            return Ok(hit.clone());
+        }
+        let compiled = Arc::new(CompiledSchema::from_value(value)?);
+        self.insert(canonical, compiled.clone());
+        Ok(compiled)
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_text.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_text.is_empty()
+    }
+
+    fn insert(&mut self, key: String, compiled: Arc<CompiledSchema>) {
+        if self.by_text.contains_key(&key) {
+            return;
+        }
+        while self.order.len() >= self.capacity {
+            match self.order.pop_front() {
+                Some(old) => {
+                    self.by_text.remove(&old);
+                }
+                None => break,
+            }
+        }
+        self.order.push_back(key.clone());
+        self.by_text.insert(key, compiled);
+    }
+}

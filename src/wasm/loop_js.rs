@@ -1,0 +1,412 @@
+//! `RepairLoop` and `CircuitBreaker` for JavaScript.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+
+use super::read::{self, range_err, type_err, Read};
+use super::structured_js::{locale_value, schema_arg, with_cache};
+use super::{to_js_json, to_js_plain};
+use crate::backoff::{Backoff, Jitter};
+use crate::prompt::Prompt;
+use crate::repair_loop::{
+    Budget, FallbackPlan, LoopConfig, Mode, OptionError, Outcome, RepairLoop, Snapshot, Usage,
+};
+use crate::toolkit::{BreakerOptions, CircuitBreaker};
+
+// ---------- CircuitBreaker ----------
+
+/// A breaker shared by any number of loops (they hold the same `Rc`).
+#[wasm_bindgen(js_name = CircuitBreaker, skip_typescript)]
+pub struct JsCircuitBreaker {
+    inner: Rc<RefCell<CircuitBreaker>>,
+    id: u32,
+}
+
+thread_local! {
+    /// Live breakers by id. wasm-bindgen cannot take an optional *borrowed*
+    /// class instance as an argument, so `new RepairLoop(options, breaker)`
+    /// receives the JS object, reads its id and looks the breaker up here.
+    /// Only ids of live breakers resolve, so a forged object cannot reach
+    /// anything; entries go when the breaker is freed.
+    static BREAKERS: RefCell<(u32, HashMap<u32, Weak<RefCell<CircuitBreaker>>>)> = RefCell::new((0, HashMap::new()));
+}
+
+const BREAKER_ID_KEY: &str = "__selfhealBreakerId";
+
+impl JsCircuitBreaker {
+    fn register(breaker: CircuitBreaker) -> JsCircuitBreaker {
+        let inner = Rc::new(RefCell::new(breaker));
+        let id = BREAKERS
+            .with(|r| {
+                let mut r = r.try_borrow_mut().ok()?;
+                r.0 = r.0.wrapping_add(1);
+                let id = r.0;
+                r.1.insert(id, Rc::downgrade(&inner));
+                Some(id)
+            })
+            .unwrap_or(0);
+        JsCircuitBreaker { inner, id }
+    }
+}
+
+impl Drop for JsCircuitBreaker {
+    fn drop(&mut self) {
+        BREAKERS.with(|r| {
+            if let Ok(mut r) = r.try_borrow_mut() {
+                r.1.remove(&self.id);
+            }
+        });
+    }
+}
+
+/// The breaker passed as a constructor argument: `undefined`/`null` for none.
+fn breaker_arg(v: &JsValue, field: &str) -> Read<Option<Rc<RefCell<CircuitBreaker>>>> {
+    if read::is_nullish(v) {
+        return Ok(None);
+    }
+    let id = read::get(v, BREAKER_ID_KEY).as_f64();
+    let found = id.and_then(|id| {
+        BREAKERS.with(|r| r.try_borrow().ok().and_then(|r| r.1.get(&(id as u32)).and_then(Weak::upgrade)))
+    });
+    match found {
+        Some(b) => Ok(Some(b)),
+        None => type_err(field, "must be a CircuitBreaker (a live instance from this module)"),
+    }
+}
+
+#[wasm_bindgen(js_class = CircuitBreaker)]
+impl JsCircuitBreaker {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsCircuitBreaker, JsValue> {
+        let mut o = BreakerOptions::default();
+        if !read::is_nullish(&options) {
+            if !read::is_object(&options) {
+                return Err(type_err::<()>("options", "must be an object").unwrap_err().into());
+            }
+            if let Some(n) = read::opt_count(&options, "failureThreshold", "options")? {
+                if n == 0 {
+                    return Err(range_err::<()>("options.failureThreshold", "must be at least 1").unwrap_err().into());
+                }
+                o.failure_threshold = n;
+            }
+            if let Some(ms) = read::opt_number(&options, "resetTimeoutMs", "options")? {
+                o.reset_timeout_ms = ms;
+            }
+        }
+        Ok(JsCircuitBreaker::register(CircuitBreaker::new(o)))
+    }
+
+    #[wasm_bindgen(js_name = isOpen)]
+    pub fn is_open(&self, now: JsValue) -> Result<bool, JsValue> {
+        let now = read::now_arg(&now)?;
+        Ok(self.with(|b| b.is_open(now)).unwrap_or(false))
+    }
+
+    #[wasm_bindgen(js_name = recordSuccess)]
+    pub fn record_success(&self) {
+        self.with(|b| b.record_success());
+    }
+
+    #[wasm_bindgen(js_name = recordFailure)]
+    pub fn record_failure(&self, now: JsValue) -> Result<(), JsValue> {
+        let now = read::now_arg(&now)?;
+        self.with(|b| b.record_failure(now));
+        Ok(())
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.with(|b| b.state().as_str().to_string()).unwrap_or_else(|| "closed".into())
+    }
+
+    /// Lets `RepairLoop` find this breaker (see `BREAKERS`).
+    #[wasm_bindgen(getter, js_name = __selfhealBreakerId)]
+    pub fn breaker_id(&self) -> u32 {
+        self.id
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn failures(&self) -> u32 {
+        self.with(|b| b.failures()).unwrap_or(0)
+    }
+
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        let snapshot = self.inner.try_borrow().map(|b| b.clone()).map_err(|_| busy())?;
+        to_js_json(&snapshot)
+    }
+
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(state: JsValue) -> Result<JsCircuitBreaker, JsValue> {
+        let text = read::json_text(&state, "state")?;
+        let breaker: CircuitBreaker = serde_json::from_str(&text)
+            .or_else(|e| type_err("state", format!("is not a CircuitBreaker state: {e}")))?;
+        Ok(JsCircuitBreaker::register(breaker))
+    }
+}
+
+impl JsCircuitBreaker {
+    fn with<T>(&self, f: impl FnOnce(&mut CircuitBreaker) -> T) -> Option<T> {
+        self.inner.try_borrow_mut().ok().map(|mut b| f(&mut b))
+    }
+}
+
+fn busy() -> JsValue {
+    js_sys::Error::new("selfheal: object is in use (re-entrant call)").into()
+}
+
+// ---------- RepairLoop ----------
+
+#[wasm_bindgen(js_name = RepairLoop, skip_typescript)]
+pub struct JsRepairLoop {
+    inner: RefCell<RepairLoop>,
+    breaker: Option<Rc<RefCell<CircuitBreaker>>>,
+}
+
+#[wasm_bindgen(js_class = RepairLoop)]
+impl JsRepairLoop {
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        let (config, schema) = loop_options(&options)?;
+        let breaker = breaker_arg(&breaker, "breaker")?;
+        let inner = RepairLoop::new(config, schema).map_err(read::Bad::from)?;
+        Ok(JsRepairLoop { inner: RefCell::new(inner), breaker })
+    }
+
+    /// Feed an outcome; get the next instruction.
+    pub fn next(&self, outcome: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
+        // Read everything first: getters may run user code.
+        let outcome = outcome_arg(&outcome)?;
+        let now = read::now_arg(&now)?;
+        let instruction = {
+            let mut inner = self.inner.try_borrow_mut().map_err(|_| busy())?;
+            match &self.breaker {
+                Some(b) => {
+                    let mut b = b.try_borrow_mut().map_err(|_| busy())?;
+                    inner.next(outcome, now, Some(&mut b))
+                }
+                None => inner.next(outcome, now, None),
+            }
+        };
+        to_js_json(&instruction)
+    }
+
+    pub fn abort(&self, reason: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
+        let reason = if read::is_nullish(&reason) {
+            None
+        } else {
+            Some(reason.as_string().map_or_else(|| type_err("reason", "must be a string"), Ok)?)
+        };
+        let now = read::now_arg(&now)?;
+        let instruction = self.inner.try_borrow_mut().map_err(|_| busy())?.abort(reason.as_deref(), now);
+        to_js_json(&instruction)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn attempts(&self) -> Result<JsValue, JsValue> {
+        let inner = self.inner.try_borrow().map_err(|_| busy())?;
+        to_js_plain(&inner.attempts())
+    }
+
+    pub fn report(&self) -> Result<JsValue, JsValue> {
+        let inner = self.inner.try_borrow().map_err(|_| busy())?;
+        to_js_plain(&inner.report())
+    }
+
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        let snapshot = self.inner.try_borrow().map_err(|_| busy())?.to_snapshot();
+        to_js_json(&snapshot)
+    }
+
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(state: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        let breaker = breaker_arg(&breaker, "breaker")?;
+        let text = read::json_text(&state, "state")?;
+        let snapshot: Snapshot = serde_json::from_str(&text)
+            .or_else(|e| type_err("state", format!("is not a RepairLoop state: {e}")))?;
+        let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache))
+            .unwrap_or_else(|| Err(OptionError::type_("state", "could not be restored (re-entrant call)")))
+            .map_err(read::Bad::from)?;
+        Ok(JsRepairLoop { inner: RefCell::new(inner), breaker })
+    }
+}
+
+// ---------- options ----------
+
+fn prompt_value(v: &JsValue, p: &str) -> Read<Prompt> {
+    if !read::is_object(v) {
+        return type_err(p, format!("must be an object {{ system, user }}, got {}", read::type_name(v)));
+    }
+    Ok(Prompt { system: read::req_string(v, "system", p)?, user: read::req_string(v, "user", p)? })
+}
+
+fn loop_options(o: &JsValue) -> Read<(LoopConfig, Option<std::sync::Arc<crate::structured::CompiledSchema>>)> {
+    if !read::is_object(o) || js_sys::Array::is_array(o) {
+        return type_err("options", format!("must be an object, got {}", read::type_name(o)));
+    }
+    let prompt_v = read::field(o, "prompt", "options.prompt")?;
+    if read::is_nullish(&prompt_v) {
+        return type_err("options.prompt", "is required: the { system, user } prompt the host sends first");
+    }
+    let prompt = prompt_value(&prompt_v, "options.prompt")?;
+
+    let seed = match read::field(o, "seed", "options.seed")? {
+        v if read::is_nullish(&v) => random_seed(),
+        v => seed_value(&v)?,
+    };
+    let mut c = LoopConfig::new(prompt, seed);
+
+    let schema_v = read::field(o, "schema", "options.schema")?;
+    let schema = if read::is_nullish(&schema_v) { None } else { Some(schema_arg(&schema_v, "options.schema")?) };
+
+    if let Some(m) = read::opt_string(o, "mode", "options")? {
+        c.mode = match m.as_str() {
+            "fix" => Mode::Fix,
+            "reask" => Mode::Reask,
+            _ => return type_err("options.mode", format!("must be \"fix\" or \"reask\", got {m:?}")),
+        };
+    }
+    if let Some(v) = read::opt_object(o, "alternatePrompt", "options")? {
+        c.alternate_prompt = Some(prompt_value(&v, "options.alternatePrompt")?);
+    }
+    if let Some(v) = read::opt_object(o, "fallback", "options")? {
+        c.fallback = Some(fallback_value(&v)?);
+    }
+    c.budget = budget_value(o, c.mode)?;
+    c.backoff = backoff_value(o)?;
+    if let Some(b) = read::opt_bool(o, "localRepair", "options")? {
+        c.local_repair = b;
+    }
+    if let Some(l) = read::opt_string(o, "locale", "options")? {
+        c.locale = locale_value(&l, "options.locale")?;
+    }
+    if let Some(n) = read::opt_count(o, "maxRawChars", "options")? {
+        c.max_raw_chars = n;
+    }
+    Ok((c, schema))
+}
+
+fn fallback_value(v: &JsValue) -> Read<FallbackPlan> {
+    let p = "options.fallback";
+    match read::req_string(v, "mode", p)?.as_str() {
+        "human" => Ok(FallbackPlan::Human { queue: read::req_string(v, "queue", p)? }),
+        "template" => Ok(FallbackPlan::Template {
+            template_id: read::req_string(v, "templateId", p)?,
+            text: read::req_string(v, "text", p)?,
+        }),
+        m => type_err("options.fallback.mode", format!("must be \"human\" or \"template\", got {m:?}")),
+    }
+}
+
+fn budget_value(o: &JsValue, mode: Mode) -> Read<Budget> {
+    let mut b = Budget::default_for(mode);
+    let Some(v) = read::opt_object(o, "budget", "options")? else { return Ok(b) };
+    let p = "options.budget";
+    if let Some(n) = read::opt_count(&v, "transient", p)? {
+        b.transient = n;
+    }
+    if let Some(n) = read::opt_count(&v, "repairable", p)? {
+        b.repairable = n;
+    }
+    if let Some(n) = read::opt_count(&v, "semanticInvalid", p)? {
+        b.semantic_invalid = n;
+    }
+    if let Some(n) = read::nullable_number(&v, "costCeilingUsd", p)? {
+        b.cost_ceiling_usd = n;
+    }
+    if let Some(n) = read::nullable_number(&v, "deadlineMs", p)? {
+        b.deadline_ms = n;
+    }
+    if let Some(n) = read::nullable_count(&v, "maxPromptChars", p)? {
+        b.max_prompt_chars = n;
+    }
+    Ok(b)
+}
+
+fn backoff_value(o: &JsValue) -> Read<Backoff> {
+    let mut b = Backoff::default();
+    let Some(v) = read::opt_object(o, "backoff", "options")? else { return Ok(b) };
+    let p = "options.backoff";
+    if let Some(n) = read::opt_number(&v, "baseMs", p)? {
+        b.base_ms = n;
+    }
+    if let Some(n) = read::opt_number(&v, "maxMs", p)? {
+        b.max_ms = n;
+    }
+    if let Some(j) = read::opt_string(&v, "jitter", p)? {
+        b.jitter = Jitter::parse(&j).map_or_else(
+            || type_err("options.backoff.jitter", format!("must be \"additive\", \"full\", \"equal\" or \"none\", got {j:?}")),
+            Ok,
+        )?;
+    }
+    if let Some(n) = read::opt_number(&v, "jitterMs", p)? {
+        b.jitter_ms = n;
+    }
+    if let Some(n) = read::opt_number(&v, "maxRetryAfterMs", p)? {
+        b.max_retry_after_ms = n;
+    }
+    Ok(b)
+}
+
+/// Any finite number seeds the PRNG: whole numbers as themselves, others by their bits.
+fn seed_value(v: &JsValue) -> Read<u64> {
+    let Some(n) = v.as_f64() else {
+        return type_err("options.seed", format!("must be a number, got {}", read::type_name(v)));
+    };
+    if !n.is_finite() {
+        return range_err("options.seed", format!("must be a finite number, got {n}"));
+    }
+    Ok(if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 { n as i64 as u64 } else { n.to_bits() })
+}
+
+/// The default seed, from the platform's random source (crypto.getRandomValues).
+fn random_seed() -> u64 {
+    let mut bytes = [0u8; 8];
+    match getrandom::fill(&mut bytes) {
+        Ok(()) => u64::from_le_bytes(bytes),
+        // No random source: fall back to the clock, which still varies per loop.
+        Err(_) => js_sys::Date::now().to_bits(),
+    }
+}
+
+// ---------- outcomes ----------
+
+fn outcome_arg(v: &JsValue) -> Read<Outcome> {
+    if !read::is_object(v) {
+        return type_err("outcome", format!("must be an object with a kind, got {}", read::type_name(v)));
+    }
+    let kind = read::req_string(v, "kind", "outcome")?;
+    match kind.as_str() {
+        "reply" => Ok(Outcome::Reply {
+            text: read::req_string(v, "text", "outcome")?,
+            stop_reason: read::opt_string(v, "stopReason", "outcome")?,
+            cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
+            usage: usage_value(v)?,
+        }),
+        "error" => {
+            let error = read::field(v, "error", "outcome.error")?;
+            Ok(Outcome::Error {
+                error: read::error_info(&error),
+                cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
+            })
+        }
+        "rejected" => Ok(Outcome::Rejected { reason: read::req_string(v, "reason", "outcome")? }),
+        "invalid" => Ok(Outcome::Invalid { reason: read::req_string(v, "reason", "outcome")? }),
+        k => type_err("outcome.kind", format!("must be \"reply\", \"error\", \"rejected\" or \"invalid\", got {k:?}")),
+    }
+}
+
+fn usage_value(v: &JsValue) -> Read<Option<Usage>> {
+    let Some(u) = read::opt_object(v, "usage", "outcome")? else { return Ok(None) };
+    let p = "outcome.usage";
+    let input = read::field(&u, "inputTokens", "outcome.usage.inputTokens")?;
+    let output = read::field(&u, "outputTokens", "outcome.usage.outputTokens")?;
+    Ok(Some(Usage {
+        input_tokens: read::count_value(&input, &format!("{p}.inputTokens"))? as u64,
+        output_tokens: read::count_value(&output, &format!("{p}.outputTokens"))? as u64,
+    }))
+}

@@ -1,0 +1,44 @@
+//! The JavaScript boundary: the only module that names wasm-bindgen or js-sys.
+//!
+//! It converts and nothing else. Inputs are read defensively (see `read`),
+//! outputs are plain JSON-compatible objects. Objects keep their Rust state
+//! in a `RefCell` and every method takes `&self`: user code that runs while
+//! inputs are read (getters, proxies) can never find a borrow held, and a
+//! thrown error leaves the object usable.
+
+mod dts;
+mod loop_js;
+mod read;
+mod structured_js;
+
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::classify::classify as classify_core;
+
+
+/// Values that may hold arbitrary JSON (numbers above 2^53 included) cross as
+/// JSON text and `JSON.parse`, which gives exactly what JS itself would parse.
+pub(crate) fn to_js_json<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(v).map_err(|e| js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")))?;
+    js_sys::JSON::parse(&text)
+}
+
+/// Small fixed-shape values go through serde-wasm-bindgen as plain objects.
+pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")).into())
+}
+
+/// `classify(error, validation?, now?)`: never throws, whatever it is given.
+#[wasm_bindgen(js_name = classify, skip_typescript)]
+pub fn classify(error: JsValue, validation: JsValue, now: JsValue) -> JsValue {
+    let info = read::error_info(&error);
+    let validation = read::validation(&validation);
+    let now = now.as_f64().filter(|n| n.is_finite()).unwrap_or_else(js_sys::Date::now);
+    let classified = classify_core(&info, validation.as_ref(), now);
+    to_js_plain(&classified).unwrap_or(JsValue::NULL)
+}
+
+#[cfg(test)]
+mod tests {}

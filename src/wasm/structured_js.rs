@@ -1,0 +1,215 @@
+//! `Schema`, `parseStructured`, `repairJson`, `buildRepairPrompt`.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use wasm_bindgen::prelude::*;
+
+use super::read::{self, type_err, Read};
+use super::{to_js_json, to_js_plain};
+use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
+use crate::structured::{self, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions, SchemaCache};
+
+thread_local! {
+    /// Compiled schemas of this wasm instance, by text. A memo, not state:
+    /// it changes no result, only how often a schema is compiled.
+    static CACHE: RefCell<SchemaCache> = RefCell::new(SchemaCache::default());
+}
+
+/// Compile (or fetch from the cache) a schema given as an object, a string or a `Schema`.
+pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> {
+    let text = if let Some(s) = v.as_string() {
+        s
+    } else if read::is_object(v) {
+        match schema_instance_text(v) {
+            Some(text) => text,
+            None => read::json_text(v, field)?,
+        }
+    } else {
+        return type_err(field, format!("must be a JSON Schema object or string, got {}", read::type_name(v)));
+    };
+    compile_text(&text, field)
+}
+
+pub(crate) fn compile_text(text: &str, field: &str) -> Read<Arc<CompiledSchema>> {
+    CACHE.with(|c| match c.try_borrow_mut() {
+        Ok(mut cache) => cache.get_or_compile(text),
+        Err(_) => CompiledSchema::from_text(text).map(Arc::new),
+    })
+    .or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
+}
+
+pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> {
+    CACHE.with(|c| c.try_borrow_mut().ok().map(|mut cache| f(&mut cache)))
+}
+
+/// A `Schema` instance is recognised by its class and its `text` getter, so
+/// passing one where a schema is expected reuses its compiled form.
+fn schema_instance_text(v: &JsValue) -> Option<String> {
+    let ctor = read::get(v, "constructor");
+    if read::get(&ctor, "name").as_string().as_deref() != Some("Schema") {
+        return None;
+    }
+    read::get(v, "text").as_string()
+}
+
+fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
+    let mut o = ParseOptions::new();
+    if read::is_nullish(v) {
+        return Ok(o);
+    }
+    if !read::is_object(v) {
+        return type_err(parent, format!("must be an object, got {}", read::type_name(v)));
+    }
+    if let Some(b) = read::opt_bool(v, "localRepair", parent)? {
+        o.local_repair = b;
+    }
+    o.stop_reason = read::opt_string(v, "stopReason", parent)?;
+    Ok(o)
+}
+
+fn raw_arg(v: &JsValue, field: &str) -> Read<String> {
+    v.as_string()
+        .map_or_else(|| type_err(field, format!("must be a string, got {}", read::type_name(v))), Ok)
+}
+
+/// A compiled JSON Schema.
+#[wasm_bindgen(js_name = Schema, skip_typescript)]
+pub struct JsSchema {
+    compiled: Arc<CompiledSchema>,
+}
+
+#[wasm_bindgen(js_class = Schema)]
+impl JsSchema {
+    #[wasm_bindgen(constructor)]
+    pub fn new(schema: JsValue) -> Result<JsSchema, JsValue> {
+        Ok(JsSchema { compiled: schema_arg(&schema, "schema")? })
+    }
+
+    /// The schema's canonical JSON text.
+    #[wasm_bindgen(getter)]
+    pub fn text(&self) -> String {
+        self.compiled.canonical_text().to_string()
+    }
+
+    pub fn parse(&self, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+        let raw = raw_arg(&raw, "raw")?;
+        let options = parse_options(&options, "options")?;
+        to_js_json(&structured::parse(&raw, Some(&self.compiled), &options))
+    }
+
+    pub fn validate(&self, value: JsValue) -> Result<JsValue, JsValue> {
+        let text = read::json_text(&value, "value")?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .or_else(|e| type_err("value", format!("could not be read as JSON: {e}")))?;
+        match self.compiled.validate(&value) {
+            None => Ok(JsValue::NULL),
+            Some(report) => to_js_plain(&report),
+        }
+    }
+}
+
+#[wasm_bindgen(js_name = parseStructured, skip_typescript)]
+pub fn parse_structured(schema: JsValue, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let compiled = schema_arg(&schema, "schema")?;
+    let raw = raw_arg(&raw, "raw")?;
+    let options = parse_options(&options, "options")?;
+    to_js_json(&structured::parse(&raw, Some(&compiled), &options))
+}
+
+#[wasm_bindgen(js_name = repairJson, skip_typescript)]
+pub fn repair_json(text: JsValue) -> Result<JsValue, JsValue> {
+    let text = raw_arg(&text, "text")?;
+    match structured::repair_json(&text) {
+        None => Ok(JsValue::NULL),
+        Some(r) => {
+            #[derive(serde::Serialize)]
+            struct Out<'a> {
+                text: &'a str,
+                fixes: &'a [structured::Fix],
+            }
+            to_js_plain(&Out { text: &r.text, fixes: &r.fixes })
+        }
+    }
+}
+
+#[wasm_bindgen(js_name = buildRepairPrompt, skip_typescript)]
+pub fn build_repair_prompt(report: JsValue, schema: JsValue, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let report = report_arg(&report)?;
+    let compiled = schema_arg(&schema, "schema")?;
+    let raw = raw_arg(&raw, "raw")?;
+    let mut max_raw = DEFAULT_MAX_RAW_CHARS;
+    let mut locale = Locale::En;
+    if !read::is_nullish(&options) {
+        if !read::is_object(&options) {
+            return Err(read::type_err::<()>("options", "must be an object").unwrap_err().into());
+        }
+        if let Some(n) = read::opt_count(&options, "maxRawChars", "options")? {
+            max_raw = n as usize;
+        }
+        if let Some(l) = read::opt_string(&options, "locale", "options")? {
+            locale = locale_value(&l, "options.locale")?;
+        }
+    }
+    to_js_plain(&build_fix_prompt(&report, compiled.value(), &raw, max_raw, locale))
+}
+
+pub(crate) fn locale_value(s: &str, field: &str) -> Read<Locale> {
+    Locale::parse(s).map_or_else(|| type_err(field, format!("must be \"en\", \"ja\" or \"zh\", got {s:?}")), Ok)
+}
+
+/// A `FailureReport` given by the host (usually one selfheal produced).
+fn report_arg(v: &JsValue) -> Read<FailureReport> {
+    if !read::is_object(v) {
+        return type_err("report", format!("must be a FailureReport object, got {}", read::type_name(v)));
+    }
+    let kinds_v = read::field(v, "kinds", "report.kinds")?;
+    let issues_v = read::field(v, "issues", "report.issues")?;
+    let mut kinds = Vec::new();
+    for (i, k) in array_items(&kinds_v, "report.kinds")?.iter().enumerate() {
+        let p = format!("report.kinds[{i}]");
+        let s = k.as_string().map_or_else(|| type_err(&p, "must be a string"), Ok)?;
+        kinds.push(kind_value(&s, &p)?);
+    }
+    let mut issues = Vec::new();
+    for (i, item) in array_items(&issues_v, "report.issues")?.iter().enumerate() {
+        let p = format!("report.issues[{i}]");
+        if !read::is_object(item) {
+            return type_err(&p, "must be an object");
+        }
+        let kind = kind_value(&read::req_string(item, "kind", &p)?, &format!("{p}.kind"))?;
+        issues.push(FailureIssue {
+            kind,
+            path: read::req_string(item, "path", &p)?,
+            message: read::req_string(item, "message", &p)?,
+        });
+    }
+    Ok(FailureReport { kinds, issues })
+}
+
+fn kind_value(s: &str, field: &str) -> Read<FailureKind> {
+    match s {
+        "empty" => Ok(FailureKind::Empty),
+        "json-syntax" => Ok(FailureKind::JsonSyntax),
+        "schema" => Ok(FailureKind::Schema),
+        "truncated" => Ok(FailureKind::Truncated),
+        _ => type_err(field, format!("must be one of empty, json-syntax, schema, truncated; got {s:?}")),
+    }
+}
+
+/// The items of a real array, read with catching getters; capped for hostile input.
+fn array_items(v: &JsValue, field: &str) -> Read<Vec<JsValue>> {
+    if !js_sys::Array::is_array(v) {
+        return type_err(field, format!("must be an array, got {}", read::type_name(v)));
+    }
+    let len = read::field(v, "length", field)?.as_f64().unwrap_or(0.0);
+    const MAX: f64 = 10_000.0;
+    if len > MAX {
+        return Err(read::Bad { field: field.into(), message: format!("has {len} items, above the limit of {MAX}"), range: true });
+    }
+    let mut out = Vec::with_capacity(len as usize);
+    for i in 0..len as u32 {
+        out.push(js_sys::Reflect::get_u32(v, i).or_else(|_| type_err(&format!("{field}[{i}]"), "could not be read"))?);
+    }
+    Ok(out)
+}
