@@ -155,15 +155,24 @@ impl ErrorInfo {
     }
 
     pub fn code(&self) -> Option<&str> {
-        self.codes.iter().map(String::as_str).find(|c| !c.is_empty())
+        self.codes
+            .iter()
+            .map(String::as_str)
+            .find(|c| !c.is_empty())
     }
 
     pub fn message(&self) -> Option<&str> {
-        self.messages.iter().map(String::as_str).find(|m| !m.is_empty())
+        self.messages
+            .iter()
+            .map(String::as_str)
+            .find(|m| !m.is_empty())
     }
 
     fn has_code_or_type(&self, word: &str) -> bool {
-        self.codes.iter().chain(self.types.iter()).any(|c| c == word)
+        self.codes
+            .iter()
+            .chain(self.types.iter())
+            .any(|c| c == word)
     }
 }
 
@@ -203,7 +212,11 @@ const FETCH_NETWORK_MESSAGES: [&str; 5] = [
 /// Error types without a status (rule 6), as data.
 const TYPE_TABLE: [(&str, ErrorClass, Cause); 7] = [
     ("overloaded_error", ErrorClass::Transient, Cause::Overloaded),
-    ("rate_limit_error", ErrorClass::Transient, Cause::RateLimited),
+    (
+        "rate_limit_error",
+        ErrorClass::Transient,
+        Cause::RateLimited,
+    ),
     ("api_error", ErrorClass::Transient, Cause::ServerError),
     ("authentication_error", ErrorClass::HardFail, Cause::Auth),
     ("permission_error", ErrorClass::HardFail, Cause::Auth),
@@ -227,10 +240,16 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         let kind = v.kind.as_deref().unwrap_or("");
         let detail = v.detail.as_deref().filter(|d| !d.is_empty());
         let (class, cause, what) = match kind {
-            "json" | "json-syntax" | "syntax" => (Repairable, JsonSyntax, "the reply is not valid JSON"),
+            "json" | "json-syntax" | "syntax" => {
+                (Repairable, JsonSyntax, "the reply is not valid JSON")
+            }
             "schema" => (Repairable, Schema, "the reply does not match the schema"),
             "truncated" => (Repairable, Truncated, "the reply was cut off"),
-            _ => (SemanticInvalid, Semantic, "the reply failed a content check"),
+            _ => (
+                SemanticInvalid,
+                Semantic,
+                "the reply failed a content check",
+            ),
         };
         let reason = match detail {
             Some(d) => format!("{what}: {}", one_line(d)),
@@ -247,10 +266,20 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
     // 3. Abort and timeout by name.
     match e.name.as_deref() {
         Some("AbortError") => {
-            return Classified::new(HardFail, Aborted, Signal::ErrorType, "the request was aborted")
+            return Classified::new(
+                HardFail,
+                Aborted,
+                Signal::ErrorType,
+                "the request was aborted",
+            )
         }
         Some("TimeoutError") => {
-            return Classified::new(Transient, Timeout, Signal::ErrorType, "the request timed out")
+            return Classified::new(
+                Transient,
+                Timeout,
+                Signal::ErrorType,
+                "the request timed out",
+            )
         }
         _ => {}
     }
@@ -275,9 +304,10 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         }
     }
 
-    // 5. HTTP status.
-    if let Some(status) = e.status {
-        return by_status(e, status);
+    // 5. HTTP status. Only 4xx and 5xx are rows of the table; any other status
+    // (a 200 carrying a stream error event, say) decides nothing and falls through.
+    if let Some(c) = e.status.and_then(|status| by_status(e, status)) {
+        return c;
     }
 
     // 6. Error type without a status (an error event inside a stream).
@@ -286,18 +316,37 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
             return Classified::new(*class, *cause, Signal::ErrorType, format!("error type {t}"));
         }
         if t == "invalid_request_error" {
-            let cause = if says_context_overflow(e) { ContextOverflow } else { BadRequest };
-            return Classified::new(HardFail, cause, Signal::ErrorType, format!("error type {t}"));
+            let cause = if says_context_overflow(e) {
+                ContextOverflow
+            } else {
+                BadRequest
+            };
+            return Classified::new(
+                HardFail,
+                cause,
+                Signal::ErrorType,
+                format!("error type {t}"),
+            );
         }
     }
 
     // 7. Network codes.
     for code in &e.codes {
         if TIMEOUT_CODES.contains(&code.as_str()) {
-            return Classified::new(Transient, Timeout, Signal::Code, format!("network timeout ({code})"));
+            return Classified::new(
+                Transient,
+                Timeout,
+                Signal::Code,
+                format!("network timeout ({code})"),
+            );
         }
         if NETWORK_CODES.contains(&code.as_str()) {
-            return Classified::new(Transient, Network, Signal::Code, format!("network error ({code})"));
+            return Classified::new(
+                Transient,
+                Network,
+                Signal::Code,
+                format!("network error ({code})"),
+            );
         }
     }
 
@@ -307,7 +356,12 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
     if fetch_shaped {
         if let Some(m) = e.messages.first() {
             if FETCH_NETWORK_MESSAGES.contains(&m.trim()) {
-                return Classified::new(Transient, Network, Signal::Message, format!("network error ({})", m.trim()));
+                return Classified::new(
+                    Transient,
+                    Network,
+                    Signal::Message,
+                    format!("network error ({})", m.trim()),
+                );
             }
         }
     }
@@ -320,7 +374,7 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
     Classified::new(HardFail, Unknown, Signal::None, what)
 }
 
-fn by_status(e: &ErrorInfo, status: u16) -> Classified {
+fn by_status(e: &ErrorInfo, status: u16) -> Option<Classified> {
     use Cause::*;
     use ErrorClass::*;
     let (class, cause) = match status {
@@ -335,14 +389,15 @@ fn by_status(e: &ErrorInfo, status: u16) -> Classified {
         404 => (HardFail, NotFound),
         413 => (HardFail, TooLarge),
         400 | 422 if says_context_overflow(e) => (HardFail, ContextOverflow),
-        _ => (HardFail, BadRequest),
+        400..=499 => (HardFail, BadRequest),
+        _ => return None,
     };
     let mut reason = format!("HTTP {status} ({})", cause_words(cause));
     if let Some(m) = e.message() {
         reason.push_str(": ");
         reason.push_str(&one_line(m));
     }
-    Classified::new(class, cause, Signal::Status, reason)
+    Some(Classified::new(class, cause, Signal::Status, reason))
 }
 
 fn cause_for_status(status: Option<u16>) -> Option<Cause> {

@@ -59,8 +59,11 @@ pub mod repair_loop;
 pub mod structured;
 pub mod toolkit;
 
+/// The JavaScript boundary. Public only so `tests/web.rs` can call the exported
+/// functions from Rust; it is not a Rust API.
 #[cfg(target_arch = "wasm32")]
-mod wasm;
+#[doc(hidden)]
+pub mod wasm;
 
 pub use backoff::{Backoff, Jitter, Rng};
 pub use classify::{classify, Cause, Classified, ErrorClass, ErrorInfo, Signal, Validation};
@@ -70,7 +73,7 @@ pub use repair_loop::{
     RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
 };
 pub use structured::{
-    parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix, ParseOptions,
-    Parsed, SchemaCache, SchemaError,
+    parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,
+    ParseOptions, Parsed, SchemaCache, SchemaError,
 };
 pub use toolkit::{BreakerOptions, BreakerState, CircuitBreaker};

@@ -152,7 +152,10 @@ pub fn build_fix_prompt(
     user.push_str("\n\n");
     user.push_str(t.fix_closing);
 
-    Prompt { system: t.fix_system.to_string(), user }
+    Prompt {
+        system: t.fix_system.to_string(),
+        user,
+    }
 }
 
 /// What a reask correction is about.
@@ -193,7 +196,10 @@ pub fn build_reask_prompt(previous: &Prompt, correction: Correction<'_>, locale:
             user.push_str(t.reask_closing);
         }
     }
-    Prompt { system: previous.system.clone(), user }
+    Prompt {
+        system: previous.system.clone(),
+        user,
+    }
 }
 
 fn push_kinds_and_issues(out: &mut String, report: &FailureReport, t: &Texts) {

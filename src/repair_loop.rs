@@ -61,7 +61,11 @@ pub enum Strategy {
 
 /// Where the host sends the work when the loop gives up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "mode",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum FallbackPlan {
     Human { queue: String },
     Template { template_id: String, text: String },
@@ -145,12 +149,18 @@ impl LoopConfig {
         }
         if let Some(c) = self.budget.cost_ceiling_usd {
             if !(c.is_finite() && c >= 0.0) {
-                return Err(OptionError::range("budget.costCeilingUsd", "must be a finite number >= 0 or null"));
+                return Err(OptionError::range(
+                    "budget.costCeilingUsd",
+                    "must be a finite number >= 0 or null",
+                ));
             }
         }
         if let Some(d) = self.budget.deadline_ms {
             if !(d.is_finite() && d >= 0.0) {
-                return Err(OptionError::range("budget.deadlineMs", "must be a finite number >= 0 or null"));
+                return Err(OptionError::range(
+                    "budget.deadlineMs",
+                    "must be a finite number >= 0 or null",
+                ));
             }
         }
         Ok(())
@@ -168,11 +178,19 @@ pub struct OptionError {
 
 impl OptionError {
     pub fn range(field: &str, message: &str) -> OptionError {
-        OptionError { field: field.into(), message: message.into(), is_range: true }
+        OptionError {
+            field: field.into(),
+            message: message.into(),
+            is_range: true,
+        }
     }
 
     pub fn type_(field: &str, message: &str) -> OptionError {
-        OptionError { field: field.into(), message: message.into(), is_range: false }
+        OptionError {
+            field: field.into(),
+            message: message.into(),
+            is_range: false,
+        }
     }
 }
 
@@ -191,7 +209,12 @@ impl From<SchemaError> for OptionError {
 /// What happened to the call the host made.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
-    Reply { text: String, stop_reason: Option<String>, cost_usd: f64, usage: Option<Usage> },
+    Reply {
+        text: String,
+        stop_reason: Option<String>,
+        cost_usd: f64,
+        usage: Option<Usage>,
+    },
     /// Whatever the call threw or returned as an error, as read by the host layer.
     Error { error: ErrorInfo, cost_usd: f64 },
     /// A downstream system refused the most recent value, with a reason.
@@ -237,15 +260,36 @@ pub enum StopReason {
 /// What the host must do next.
 #[must_use]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
 pub enum Instruction {
     /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
     /// and feed its outcome to `next()`.
-    WaitForBackoff { delay_ms: f64, prompt: Prompt, attempt: u32, classified: Classified },
+    WaitForBackoff {
+        delay_ms: f64,
+        prompt: Prompt,
+        attempt: u32,
+        classified: Classified,
+    },
     /// Send `prompt` now as call number `attempt` and feed its outcome to `next()`.
-    SendRepairPrompt { prompt: Prompt, attempt: u32, strategy: Strategy, classified: Classified },
+    SendRepairPrompt {
+        prompt: Prompt,
+        attempt: u32,
+        strategy: Strategy,
+        classified: Classified,
+    },
     /// Use `value`. Provisional: feed one `rejected`/`invalid` if a later check refuses it.
-    Done { value: Value, text: String, source: Source, fixes: Vec<Fix>, attempts: u32, cost_usd: f64 },
+    Done {
+        value: Value,
+        text: String,
+        source: Source,
+        fixes: Vec<Fix>,
+        attempts: u32,
+        cost_usd: f64,
+    },
     /// Stop calling the model; go to `fallback` (if any). Final.
     Degrade {
         reason: StopReason,
@@ -360,7 +404,10 @@ pub struct RepairLoop {
 }
 
 impl RepairLoop {
-    pub fn new(config: LoopConfig, schema: Option<Arc<CompiledSchema>>) -> Result<RepairLoop, OptionError> {
+    pub fn new(
+        config: LoopConfig,
+        schema: Option<Arc<CompiledSchema>>,
+    ) -> Result<RepairLoop, OptionError> {
         config.check()?;
         let state = LoopState {
             rng: Rng::new(config.seed).state(),
@@ -382,7 +429,11 @@ impl RepairLoop {
             final_instruction: None,
             provisional: false,
         };
-        Ok(RepairLoop { config, schema, state })
+        Ok(RepairLoop {
+            config,
+            schema,
+            state,
+        })
     }
 
     // ---- getters ----
@@ -431,27 +482,46 @@ impl RepairLoop {
         }
     }
 
-    pub fn from_snapshot(snapshot: Snapshot, cache: &mut SchemaCache) -> Result<RepairLoop, OptionError> {
+    pub fn from_snapshot(
+        snapshot: Snapshot,
+        cache: &mut SchemaCache,
+    ) -> Result<RepairLoop, OptionError> {
         if snapshot.version != SNAPSHOT_VERSION {
-            return Err(OptionError::range("state.version", "is not a version this build can resume"));
+            return Err(OptionError::range(
+                "state.version",
+                "is not a version this build can resume",
+            ));
         }
         snapshot.options.check()?;
         let schema = match snapshot.schema {
             Some(v) => Some(cache.get_or_compile_value(v)?),
             None => None,
         };
-        Ok(RepairLoop { config: snapshot.options, schema, state: snapshot.state })
+        Ok(RepairLoop {
+            config: snapshot.options,
+            schema,
+            state: snapshot.state,
+        })
     }
 
     // ---- inputs ----
 
     /// Feed what happened to the most recent call; get what to do next.
-    pub fn next(&mut self, outcome: Outcome, now: f64, breaker: Option<&mut CircuitBreaker>) -> Instruction {
+    pub fn next(
+        &mut self,
+        outcome: Outcome,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
         if let Some(fin) = &self.state.final_instruction {
             let reopens = self.state.provisional
                 && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
             if !reopens {
-                return fin.clone();
+                // Only a verdict right after the `done` may reopen it; anything
+                // else the host feeds first closes that window.
+                let fin = fin.clone();
+                self.state.provisional = false;
+                return fin;
             }
             self.state.final_instruction = None;
             self.state.provisional = false;
@@ -460,9 +530,12 @@ impl RepairLoop {
             self.state.started_at = Some(now);
         }
         let instruction = match outcome {
-            Outcome::Reply { text, stop_reason, cost_usd, usage: _ } => {
-                self.on_reply(text, stop_reason, cost_usd, now, breaker)
-            }
+            Outcome::Reply {
+                text,
+                stop_reason,
+                cost_usd,
+                usage: _,
+            } => self.on_reply(text, stop_reason, cost_usd, now, breaker),
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
             Outcome::Rejected { reason } => self.on_rejected(reason, now, breaker),
             Outcome::Invalid { reason } => self.on_invalid(reason, now, breaker),
@@ -478,13 +551,23 @@ impl RepairLoop {
     /// Stop now: degrade `aborted` (or the final instruction already given).
     pub fn abort(&mut self, reason: Option<&str>, now: f64) -> Instruction {
         if let Some(fin) = &self.state.final_instruction {
-            return fin.clone();
+            let fin = fin.clone();
+            self.state.provisional = false;
+            return fin;
         }
         if self.state.started_at.is_none() {
             self.state.started_at = Some(now);
         }
-        let detail = reason.filter(|r| !r.is_empty()).unwrap_or("aborted by the host").to_string();
-        let classified = Classified::new(ErrorClass::HardFail, Cause::Aborted, Signal::None, detail.clone());
+        let detail = reason
+            .filter(|r| !r.is_empty())
+            .unwrap_or("aborted by the host")
+            .to_string();
+        let classified = Classified::new(
+            ErrorClass::HardFail,
+            Cause::Aborted,
+            Signal::None,
+            detail.clone(),
+        );
         let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
         self.state.awaiting = false;
         self.state.provisional = false;
@@ -516,14 +599,22 @@ impl RepairLoop {
             );
         }
 
-        let options = ParseOptions { local_repair: self.config.local_repair, stop_reason };
+        let options = ParseOptions {
+            local_repair: self.config.local_repair,
+            stop_reason,
+        };
         let parsed = match &self.schema {
             Some(schema) => structured::parse(&text, Some(schema), &options),
             None if text.trim().is_empty() => structured::parse(&text, None, &options),
             None => Parsed::ok(Value::String(text.clone()), Vec::new(), text.clone()),
         };
         match parsed {
-            Parsed::Ok { value, fixes, text: accepted, .. } => {
+            Parsed::Ok {
+                value,
+                fixes,
+                text: accepted,
+                ..
+            } => {
                 if let Some(b) = breaker {
                     b.record_success();
                 }
@@ -555,7 +646,11 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let first_issue = report.issues.first().map(|i| i.message.as_str()).unwrap_or("");
+        let first_issue = report
+            .issues
+            .first()
+            .map(|i| i.message.as_str())
+            .unwrap_or("");
         let (cause, signal) = match report.primary() {
             Some(FailureKind::Empty) => (Cause::Empty, Signal::Validation),
             Some(FailureKind::Truncated) => (Cause::Truncated, Signal::StopReason),
@@ -563,16 +658,33 @@ impl RepairLoop {
             _ => (Cause::Schema, Signal::Validation),
         };
         if cause == Cause::Empty {
-            let classified = Classified::new(ErrorClass::HardFail, Cause::Empty, signal, "the reply is empty");
+            let classified = Classified::new(
+                ErrorClass::HardFail,
+                Cause::Empty,
+                signal,
+                "the reply is empty",
+            );
             self.fail(&classified);
             self.state.last_report = Some(report);
-            return self.degrade(StopReason::Unrepairable, "the reply is empty".into(), Some(classified));
+            return self.degrade(
+                StopReason::Unrepairable,
+                "the reply is empty".into(),
+                Some(classified),
+            );
         }
-        let reason = format!("{}: {}", describe_kinds(&report), crate::classify::one_line(first_issue));
+        let reason = format!(
+            "{}: {}",
+            describe_kinds(&report),
+            crate::classify::one_line(first_issue)
+        );
         let classified = Classified::new(ErrorClass::Repairable, cause, signal, reason);
         self.fail(&classified);
 
-        let mut strategy = if cause == Cause::Truncated { Strategy::Reask } else { self.strategy_for_mode() };
+        let mut strategy = if cause == Cause::Truncated {
+            Strategy::Reask
+        } else {
+            self.strategy_for_mode()
+        };
         if self.schema.is_none() {
             strategy = Strategy::Reask;
         }
@@ -582,7 +694,9 @@ impl RepairLoop {
         self.state.last_report = Some(report.clone());
         self.repair(
             |previous| match (strategy, schema) {
-                (Strategy::Fix, Some(schema)) => build_fix_prompt(&report, schema.value(), raw, max_raw, locale),
+                (Strategy::Fix, Some(schema)) => {
+                    build_fix_prompt(&report, schema.value(), raw, max_raw, locale)
+                }
                 _ => build_reask_prompt(previous, Correction::Report(&report), locale),
             },
             strategy,
@@ -641,7 +755,10 @@ impl RepairLoop {
             Some(ms) => ms.ceil(),
             None => {
                 let mut rng = Rng::new(self.state.rng);
-                let d = self.config.backoff.delay(self.state.consecutive_transient, &mut rng);
+                let d = self
+                    .config
+                    .backoff
+                    .delay(self.state.consecutive_transient, &mut rng);
                 self.state.rng = rng.state();
                 d
             }
@@ -658,7 +775,12 @@ impl RepairLoop {
         }
     }
 
-    fn on_rejected(&mut self, reason: String, now: f64, breaker: Option<&mut CircuitBreaker>) -> Instruction {
+    fn on_rejected(
+        &mut self,
+        reason: String,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
         self.record_verdict(now);
         let classified = Classified::new(
             ErrorClass::Repairable,
@@ -678,7 +800,12 @@ impl RepairLoop {
         )
     }
 
-    fn on_invalid(&mut self, reason: String, now: f64, breaker: Option<&mut CircuitBreaker>) -> Instruction {
+    fn on_invalid(
+        &mut self,
+        reason: String,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+    ) -> Instruction {
         self.record_verdict(now);
         let classified = Classified::new(
             ErrorClass::SemanticInvalid,
@@ -734,7 +861,10 @@ impl RepairLoop {
             return self.degrade(StopReason::BudgetExhausted, detail, Some(classified));
         }
         if self.state.repair_used >= budget {
-            let detail = format!("{}; {} repair prompt(s) did not fix it", classified.reason, self.state.repair_used);
+            let detail = format!(
+                "{}; {} repair prompt(s) did not fix it",
+                classified.reason, self.state.repair_used
+            );
             return self.degrade(StopReason::RepairFailed, detail, Some(classified));
         }
         let prompt = build(&self.state.current_prompt);
@@ -764,27 +894,48 @@ impl RepairLoop {
         if let Some(ceiling) = self.config.budget.cost_ceiling_usd {
             if self.state.cost_usd >= ceiling {
                 let detail = format!("spent ${} of the ${} ceiling", self.state.cost_usd, ceiling);
-                return Some(self.degrade(StopReason::CostCeiling, detail, Some(classified.clone())));
+                return Some(self.degrade(
+                    StopReason::CostCeiling,
+                    detail,
+                    Some(classified.clone()),
+                ));
             }
         }
         if let Some(end) = self.deadline_at() {
             if call_at > end {
-                let detail = format!("the next call would start after the deadline ({} ms)", self.config.budget.deadline_ms.unwrap_or(0.0));
-                return Some(self.degrade(StopReason::DeadlineExceeded, detail, Some(classified.clone())));
+                let detail = format!(
+                    "the next call would start after the deadline ({} ms)",
+                    self.config.budget.deadline_ms.unwrap_or(0.0)
+                );
+                return Some(self.degrade(
+                    StopReason::DeadlineExceeded,
+                    detail,
+                    Some(classified.clone()),
+                ));
             }
         }
         if let (Some(limit), Some(prompt)) = (self.config.budget.max_prompt_chars, built) {
             let size = prompt.chars();
             if size > limit as usize {
-                let detail = format!("the repair prompt has {size} characters, above maxPromptChars {limit}");
-                return Some(self.degrade(StopReason::PromptTooLarge, detail, Some(classified.clone())));
+                let detail = format!(
+                    "the repair prompt has {size} characters, above maxPromptChars {limit}"
+                );
+                return Some(self.degrade(
+                    StopReason::PromptTooLarge,
+                    detail,
+                    Some(classified.clone()),
+                ));
             }
         }
         if let Some(b) = breaker {
             let at = call_at.min(f64::MAX);
             if b.is_open(at) {
                 let detail = "the circuit breaker is open".to_string();
-                return Some(self.degrade(StopReason::CircuitOpen, detail, Some(classified.clone())));
+                return Some(self.degrade(
+                    StopReason::CircuitOpen,
+                    detail,
+                    Some(classified.clone()),
+                ));
             }
         }
         None
@@ -798,7 +949,12 @@ impl RepairLoop {
         self.deadline_at().is_some_and(|end| now > end)
     }
 
-    fn degrade(&self, reason: StopReason, detail: String, classified: Option<Classified>) -> Instruction {
+    fn degrade(
+        &self,
+        reason: StopReason,
+        detail: String,
+        classified: Option<Classified>,
+    ) -> Instruction {
         Instruction::Degrade {
             reason,
             detail,
@@ -822,7 +978,11 @@ impl RepairLoop {
             class: None,
             cause: None,
             reason: String::new(),
-            cost_usd: if cost_usd.is_finite() { cost_usd.max(0.0) } else { 0.0 },
+            cost_usd: if cost_usd.is_finite() {
+                cost_usd.max(0.0)
+            } else {
+                0.0
+            },
             at: now,
         });
     }
@@ -845,7 +1005,11 @@ impl RepairLoop {
         if classified.class != ErrorClass::Transient {
             self.state.consecutive_transient = 0;
         }
-        self.mark_last_attempt(Some(classified.class), Some(classified.cause), &classified.reason);
+        self.mark_last_attempt(
+            Some(classified.class),
+            Some(classified.cause),
+            &classified.reason,
+        );
     }
 
     fn fail_last_attempt(&mut self, class: Option<ErrorClass>, reason: &str) {

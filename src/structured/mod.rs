@@ -93,8 +93,17 @@ impl FailureReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Parsed {
-    Ok { ok: True, value: Value, fixes: Vec<Fix>, #[serde(skip)] text: String },
-    Err { ok: False, report: FailureReport },
+    Ok {
+        ok: True,
+        value: Value,
+        fixes: Vec<Fix>,
+        #[serde(skip)]
+        text: String,
+    },
+    Err {
+        ok: False,
+        report: FailureReport,
+    },
 }
 
 /// `true` as a type, so `Parsed` serialises with a literal `ok` discriminant.
@@ -116,7 +125,10 @@ macro_rules! bool_literal {
                 if bool::deserialize(d)? == $v {
                     Ok($ty)
                 } else {
-                    Err(serde::de::Error::custom(concat!("expected ", stringify!($v))))
+                    Err(serde::de::Error::custom(concat!(
+                        "expected ",
+                        stringify!($v)
+                    )))
                 }
             }
         }
@@ -127,7 +139,12 @@ bool_literal!(False, false);
 
 impl Parsed {
     pub fn ok(value: Value, fixes: Vec<Fix>, text: String) -> Parsed {
-        Parsed::Ok { ok: True, value, fixes, text }
+        Parsed::Ok {
+            ok: True,
+            value,
+            fixes,
+            text,
+        }
     }
 
     pub fn err(report: FailureReport) -> Parsed {
@@ -150,7 +167,10 @@ pub struct ParseOptions {
 
 impl ParseOptions {
     pub fn new() -> ParseOptions {
-        ParseOptions { local_repair: true, stop_reason: None }
+        ParseOptions {
+            local_repair: true,
+            stop_reason: None,
+        }
     }
 }
 
@@ -162,7 +182,10 @@ pub fn is_cut_off(stop_reason: Option<&str>) -> bool {
 /// Parse one reply against an optional schema (SPEC section 4).
 pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions) -> Parsed {
     if raw.trim().is_empty() {
-        return Parsed::err(FailureReport::single(FailureKind::Empty, "the reply is empty"));
+        return Parsed::err(FailureReport::single(
+            FailureKind::Empty,
+            "the reply is empty",
+        ));
     }
     let truncated = is_cut_off(options.stop_reason.as_deref());
     let syntax_error = match serde_json::from_str::<Value>(raw) {
@@ -196,7 +219,10 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
 
 fn truncated_report(syntax_error: Option<&serde_json::Error>) -> FailureReport {
     let message = match syntax_error {
-        Some(e) => format!("the reply was cut off at the output limit ({})", syntax_message(e)),
+        Some(e) => format!(
+            "the reply was cut off at the output limit ({})",
+            syntax_message(e)
+        ),
         None => "the reply was cut off at the output limit".to_string(),
     };
     FailureReport::single(FailureKind::Truncated, message)

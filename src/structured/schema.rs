@@ -63,8 +63,12 @@ impl CompiledSchema {
             path: e.instance_path().as_str().to_string(),
             message: e.to_string(),
         })?;
-        let canonical = value.to_string();
-        Ok(CompiledSchema { value, canonical, validator })
+        let canonical = sorted_compact(&value);
+        Ok(CompiledSchema {
+            value,
+            canonical,
+            validator,
+        })
     }
 
     pub fn value(&self) -> &Value {
@@ -89,7 +93,10 @@ impl CompiledSchema {
                 message: e.to_string(),
             })
             .collect();
-        Some(FailureReport { kinds: vec![FailureKind::Schema], issues })
+        Some(FailureReport {
+            kinds: vec![FailureKind::Schema],
+            issues,
+        })
     }
 }
 
@@ -129,7 +136,7 @@ impl SchemaCache {
             path: String::new(),
             message: format!("not valid JSON: {e}"),
         })?;
-        let canonical = value.to_string();
+        let canonical = sorted_compact(&value);
         if let Some(hit) = self.by_text.get(&canonical).cloned() {
             self.insert(text.to_string(), hit.clone());
             return Ok(hit);
@@ -143,8 +150,11 @@ impl SchemaCache {
     }
 
     /// Same, from an already parsed value.
-    pub fn get_or_compile_value(&mut self, value: Value) -> Result<Arc<CompiledSchema>, SchemaError> {
-        let canonical = value.to_string();
+    pub fn get_or_compile_value(
+        &mut self,
+        value: Value,
+    ) -> Result<Arc<CompiledSchema>, SchemaError> {
+        let canonical = sorted_compact(&value);
         if let Some(hit) = self.by_text.get(&canonical) {
             return Ok(hit.clone());
         }
@@ -176,4 +186,42 @@ impl SchemaCache {
         self.order.push_back(key.clone());
         self.by_text.insert(key, compiled);
     }
+}
+
+/// Compact JSON with every object's keys sorted. `Value::to_string` is not
+/// enough: with serde_json's `preserve_order` it keeps insertion order, so
+/// the same schema written with another key order would miss the cache.
+fn sorted_compact(value: &Value) -> String {
+    fn write(value: &Value, out: &mut String) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                out.push('{');
+                for (i, (key, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push(':');
+                    write(v, out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    write(v, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, &mut out);
+    out
 }

@@ -31,7 +31,10 @@ pub struct BreakerOptions {
 
 impl Default for BreakerOptions {
     fn default() -> Self {
-        BreakerOptions { failure_threshold: 3, reset_timeout_ms: 60000.0 }
+        BreakerOptions {
+            failure_threshold: 3,
+            reset_timeout_ms: 60000.0,
+        }
     }
 }
 

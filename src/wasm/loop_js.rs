@@ -31,8 +31,11 @@ thread_local! {
     /// receives the JS object, reads its id and looks the breaker up here.
     /// Only ids of live breakers resolve, so a forged object cannot reach
     /// anything; entries go when the breaker is freed.
-    static BREAKERS: RefCell<(u32, HashMap<u32, Weak<RefCell<CircuitBreaker>>>)> = RefCell::new((0, HashMap::new()));
+    static BREAKERS: RefCell<Registry> = RefCell::new((0, HashMap::new()));
 }
+
+/// The last id handed out, and the live breakers by id.
+type Registry = (u32, HashMap<u32, Weak<RefCell<CircuitBreaker>>>);
 
 const BREAKER_ID_KEY: &str = "__selfhealBreakerId";
 
@@ -69,11 +72,18 @@ fn breaker_arg(v: &JsValue, field: &str) -> Read<Option<Rc<RefCell<CircuitBreake
     }
     let id = read::get(v, BREAKER_ID_KEY).as_f64();
     let found = id.and_then(|id| {
-        BREAKERS.with(|r| r.try_borrow().ok().and_then(|r| r.1.get(&(id as u32)).and_then(Weak::upgrade)))
+        BREAKERS.with(|r| {
+            r.try_borrow()
+                .ok()
+                .and_then(|r| r.1.get(&(id as u32)).and_then(Weak::upgrade))
+        })
     });
     match found {
         Some(b) => Ok(Some(b)),
-        None => type_err(field, "must be a CircuitBreaker (a live instance from this module)"),
+        None => type_err(
+            field,
+            "must be a CircuitBreaker (a live instance from this module)",
+        ),
     }
 }
 
@@ -84,11 +94,17 @@ impl JsCircuitBreaker {
         let mut o = BreakerOptions::default();
         if !read::is_nullish(&options) {
             if !read::is_object(&options) {
-                return Err(type_err::<()>("options", "must be an object").unwrap_err().into());
+                return Err(type_err::<()>("options", "must be an object")
+                    .unwrap_err()
+                    .into());
             }
             if let Some(n) = read::opt_count(&options, "failureThreshold", "options")? {
                 if n == 0 {
-                    return Err(range_err::<()>("options.failureThreshold", "must be at least 1").unwrap_err().into());
+                    return Err(
+                        range_err::<()>("options.failureThreshold", "must be at least 1")
+                            .unwrap_err()
+                            .into(),
+                    );
                 }
                 o.failure_threshold = n;
             }
@@ -119,7 +135,8 @@ impl JsCircuitBreaker {
 
     #[wasm_bindgen(getter)]
     pub fn state(&self) -> String {
-        self.with(|b| b.state().as_str().to_string()).unwrap_or_else(|| "closed".into())
+        self.with(|b| b.state().as_str().to_string())
+            .unwrap_or_else(|| "closed".into())
     }
 
     /// Lets `RepairLoop` find this breaker (see `BREAKERS`).
@@ -135,7 +152,11 @@ impl JsCircuitBreaker {
 
     #[wasm_bindgen(js_name = toJSON)]
     pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        let snapshot = self.inner.try_borrow().map(|b| b.clone()).map_err(|_| busy())?;
+        let snapshot = self
+            .inner
+            .try_borrow()
+            .map(|b| b.clone())
+            .map_err(|_| busy())?;
         to_js_json(&snapshot)
     }
 
@@ -173,7 +194,10 @@ impl JsRepairLoop {
         let (config, schema) = loop_options(&options)?;
         let breaker = breaker_arg(&breaker, "breaker")?;
         let inner = RepairLoop::new(config, schema).map_err(read::Bad::from)?;
-        Ok(JsRepairLoop { inner: RefCell::new(inner), breaker })
+        Ok(JsRepairLoop {
+            inner: RefCell::new(inner),
+            breaker,
+        })
     }
 
     /// Feed an outcome; get the next instruction.
@@ -198,10 +222,18 @@ impl JsRepairLoop {
         let reason = if read::is_nullish(&reason) {
             None
         } else {
-            Some(reason.as_string().map_or_else(|| type_err("reason", "must be a string"), Ok)?)
+            Some(
+                reason
+                    .as_string()
+                    .map_or_else(|| type_err("reason", "must be a string"), Ok)?,
+            )
         };
         let now = read::now_arg(&now)?;
-        let instruction = self.inner.try_borrow_mut().map_err(|_| busy())?.abort(reason.as_deref(), now);
+        let instruction = self
+            .inner
+            .try_borrow_mut()
+            .map_err(|_| busy())?
+            .abort(reason.as_deref(), now);
         to_js_json(&instruction)
     }
 
@@ -229,9 +261,17 @@ impl JsRepairLoop {
         let snapshot: Snapshot = serde_json::from_str(&text)
             .or_else(|e| type_err("state", format!("is not a RepairLoop state: {e}")))?;
         let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache))
-            .unwrap_or_else(|| Err(OptionError::type_("state", "could not be restored (re-entrant call)")))
+            .unwrap_or_else(|| {
+                Err(OptionError::type_(
+                    "state",
+                    "could not be restored (re-entrant call)",
+                ))
+            })
             .map_err(read::Bad::from)?;
-        Ok(JsRepairLoop { inner: RefCell::new(inner), breaker })
+        Ok(JsRepairLoop {
+            inner: RefCell::new(inner),
+            breaker,
+        })
     }
 }
 
@@ -239,18 +279,38 @@ impl JsRepairLoop {
 
 fn prompt_value(v: &JsValue, p: &str) -> Read<Prompt> {
     if !read::is_object(v) {
-        return type_err(p, format!("must be an object {{ system, user }}, got {}", read::type_name(v)));
+        return type_err(
+            p,
+            format!(
+                "must be an object {{ system, user }}, got {}",
+                read::type_name(v)
+            ),
+        );
     }
-    Ok(Prompt { system: read::req_string(v, "system", p)?, user: read::req_string(v, "user", p)? })
+    Ok(Prompt {
+        system: read::req_string(v, "system", p)?,
+        user: read::req_string(v, "user", p)?,
+    })
 }
 
-fn loop_options(o: &JsValue) -> Read<(LoopConfig, Option<std::sync::Arc<crate::structured::CompiledSchema>>)> {
-    if !read::is_object(o) || js_sys::Array::is_array(o) {
-        return type_err("options", format!("must be an object, got {}", read::type_name(o)));
+fn loop_options(
+    o: &JsValue,
+) -> Read<(
+    LoopConfig,
+    Option<std::sync::Arc<crate::structured::CompiledSchema>>,
+)> {
+    if !read::is_object(o) || read::is_array(o) {
+        return type_err(
+            "options",
+            format!("must be an object, got {}", read::type_name(o)),
+        );
     }
     let prompt_v = read::field(o, "prompt", "options.prompt")?;
     if read::is_nullish(&prompt_v) {
-        return type_err("options.prompt", "is required: the { system, user } prompt the host sends first");
+        return type_err(
+            "options.prompt",
+            "is required: the { system, user } prompt the host sends first",
+        );
     }
     let prompt = prompt_value(&prompt_v, "options.prompt")?;
 
@@ -261,13 +321,22 @@ fn loop_options(o: &JsValue) -> Read<(LoopConfig, Option<std::sync::Arc<crate::s
     let mut c = LoopConfig::new(prompt, seed);
 
     let schema_v = read::field(o, "schema", "options.schema")?;
-    let schema = if read::is_nullish(&schema_v) { None } else { Some(schema_arg(&schema_v, "options.schema")?) };
+    let schema = if read::is_nullish(&schema_v) {
+        None
+    } else {
+        Some(schema_arg(&schema_v, "options.schema")?)
+    };
 
     if let Some(m) = read::opt_string(o, "mode", "options")? {
         c.mode = match m.as_str() {
             "fix" => Mode::Fix,
             "reask" => Mode::Reask,
-            _ => return type_err("options.mode", format!("must be \"fix\" or \"reask\", got {m:?}")),
+            _ => {
+                return type_err(
+                    "options.mode",
+                    format!("must be \"fix\" or \"reask\", got {m:?}"),
+                )
+            }
         };
     }
     if let Some(v) = read::opt_object(o, "alternatePrompt", "options")? {
@@ -293,18 +362,25 @@ fn loop_options(o: &JsValue) -> Read<(LoopConfig, Option<std::sync::Arc<crate::s
 fn fallback_value(v: &JsValue) -> Read<FallbackPlan> {
     let p = "options.fallback";
     match read::req_string(v, "mode", p)?.as_str() {
-        "human" => Ok(FallbackPlan::Human { queue: read::req_string(v, "queue", p)? }),
+        "human" => Ok(FallbackPlan::Human {
+            queue: read::req_string(v, "queue", p)?,
+        }),
         "template" => Ok(FallbackPlan::Template {
             template_id: read::req_string(v, "templateId", p)?,
             text: read::req_string(v, "text", p)?,
         }),
-        m => type_err("options.fallback.mode", format!("must be \"human\" or \"template\", got {m:?}")),
+        m => type_err(
+            "options.fallback.mode",
+            format!("must be \"human\" or \"template\", got {m:?}"),
+        ),
     }
 }
 
 fn budget_value(o: &JsValue, mode: Mode) -> Read<Budget> {
     let mut b = Budget::default_for(mode);
-    let Some(v) = read::opt_object(o, "budget", "options")? else { return Ok(b) };
+    let Some(v) = read::opt_object(o, "budget", "options")? else {
+        return Ok(b);
+    };
     let p = "options.budget";
     if let Some(n) = read::opt_count(&v, "transient", p)? {
         b.transient = n;
@@ -329,7 +405,9 @@ fn budget_value(o: &JsValue, mode: Mode) -> Read<Budget> {
 
 fn backoff_value(o: &JsValue) -> Read<Backoff> {
     let mut b = Backoff::default();
-    let Some(v) = read::opt_object(o, "backoff", "options")? else { return Ok(b) };
+    let Some(v) = read::opt_object(o, "backoff", "options")? else {
+        return Ok(b);
+    };
     let p = "options.backoff";
     if let Some(n) = read::opt_number(&v, "baseMs", p)? {
         b.base_ms = n;
@@ -339,7 +417,12 @@ fn backoff_value(o: &JsValue) -> Read<Backoff> {
     }
     if let Some(j) = read::opt_string(&v, "jitter", p)? {
         b.jitter = Jitter::parse(&j).map_or_else(
-            || type_err("options.backoff.jitter", format!("must be \"additive\", \"full\", \"equal\" or \"none\", got {j:?}")),
+            || {
+                type_err(
+                    "options.backoff.jitter",
+                    format!("must be \"additive\", \"full\", \"equal\" or \"none\", got {j:?}"),
+                )
+            },
             Ok,
         )?;
     }
@@ -355,12 +438,22 @@ fn backoff_value(o: &JsValue) -> Read<Backoff> {
 /// Any finite number seeds the PRNG: whole numbers as themselves, others by their bits.
 fn seed_value(v: &JsValue) -> Read<u64> {
     let Some(n) = v.as_f64() else {
-        return type_err("options.seed", format!("must be a number, got {}", read::type_name(v)));
+        return type_err(
+            "options.seed",
+            format!("must be a number, got {}", read::type_name(v)),
+        );
     };
     if !n.is_finite() {
-        return range_err("options.seed", format!("must be a finite number, got {n}"));
+        return range_err(
+            "options.seed",
+            format!("must be a finite number, got {}", read::js_number(n)),
+        );
     }
-    Ok(if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 { n as i64 as u64 } else { n.to_bits() })
+    Ok(if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 {
+        n as i64 as u64
+    } else {
+        n.to_bits()
+    })
 }
 
 /// The default seed, from the platform's random source (crypto.getRandomValues).
@@ -377,7 +470,10 @@ fn random_seed() -> u64 {
 
 fn outcome_arg(v: &JsValue) -> Read<Outcome> {
     if !read::is_object(v) {
-        return type_err("outcome", format!("must be an object with a kind, got {}", read::type_name(v)));
+        return type_err(
+            "outcome",
+            format!("must be an object with a kind, got {}", read::type_name(v)),
+        );
     }
     let kind = read::req_string(v, "kind", "outcome")?;
     match kind.as_str() {
@@ -394,14 +490,23 @@ fn outcome_arg(v: &JsValue) -> Read<Outcome> {
                 cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
             })
         }
-        "rejected" => Ok(Outcome::Rejected { reason: read::req_string(v, "reason", "outcome")? }),
-        "invalid" => Ok(Outcome::Invalid { reason: read::req_string(v, "reason", "outcome")? }),
-        k => type_err("outcome.kind", format!("must be \"reply\", \"error\", \"rejected\" or \"invalid\", got {k:?}")),
+        "rejected" => Ok(Outcome::Rejected {
+            reason: read::req_string(v, "reason", "outcome")?,
+        }),
+        "invalid" => Ok(Outcome::Invalid {
+            reason: read::req_string(v, "reason", "outcome")?,
+        }),
+        k => type_err(
+            "outcome.kind",
+            format!("must be \"reply\", \"error\", \"rejected\" or \"invalid\", got {k:?}"),
+        ),
     }
 }
 
 fn usage_value(v: &JsValue) -> Read<Option<Usage>> {
-    let Some(u) = read::opt_object(v, "usage", "outcome")? else { return Ok(None) };
+    let Some(u) = read::opt_object(v, "usage", "outcome")? else {
+        return Ok(None);
+    };
     let p = "outcome.usage";
     let input = read::field(&u, "inputTokens", "outcome.usage.inputTokens")?;
     let output = read::field(&u, "outputTokens", "outcome.usage.outputTokens")?;

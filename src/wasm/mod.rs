@@ -7,27 +7,29 @@
 //! thrown error leaves the object usable.
 
 mod dts;
-mod loop_js;
+pub mod loop_js;
 mod read;
-mod structured_js;
+pub mod structured_js;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::classify::classify as classify_core;
 
-
 /// Values that may hold arbitrary JSON (numbers above 2^53 included) cross as
 /// JSON text and `JSON.parse`, which gives exactly what JS itself would parse.
 pub(crate) fn to_js_json<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(v).map_err(|e| js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")))?;
+    let text = serde_json::to_string(v)
+        .map_err(|e| js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")))?;
     js_sys::JSON::parse(&text)
 }
 
 /// Small fixed-shape values go through serde-wasm-bindgen as plain objects.
 pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")).into())
+        .map_err(|e| {
+            js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")).into()
+        })
 }
 
 /// `classify(error, validation?, now?)`: never throws, whatever it is given.
@@ -35,7 +37,10 @@ pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
 pub fn classify(error: JsValue, validation: JsValue, now: JsValue) -> JsValue {
     let info = read::error_info(&error);
     let validation = read::validation(&validation);
-    let now = now.as_f64().filter(|n| n.is_finite()).unwrap_or_else(js_sys::Date::now);
+    let now = now
+        .as_f64()
+        .filter(|n| n.is_finite())
+        .unwrap_or_else(js_sys::Date::now);
     let classified = classify_core(&info, validation.as_ref(), now);
     to_js_plain(&classified).unwrap_or(JsValue::NULL)
 }

@@ -17,6 +17,14 @@ const MAX_ENTRIES: u32 = 256;
 extern "C" {
     #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
     fn array_from(v: &JsValue) -> Result<Array, JsValue>;
+    // `Array.isArray` throws on a revoked Proxy: imported with catch.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn array_is_array(v: &JsValue) -> Result<bool, JsValue>;
+}
+
+/// `Array.isArray(v)`, false for anything that throws (a revoked `Proxy`).
+pub fn is_array(v: &JsValue) -> bool {
+    v.is_object() && array_is_array(v).unwrap_or(false)
 }
 
 /// A bad argument: becomes a `TypeError` or `RangeError` naming the field.
@@ -30,11 +38,19 @@ pub struct Bad {
 pub type Read<T> = Result<T, Bad>;
 
 pub fn type_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
-    Err(Bad { field: field.to_string(), message: message.into(), range: false })
+    Err(Bad {
+        field: field.to_string(),
+        message: message.into(),
+        range: false,
+    })
 }
 
 pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
-    Err(Bad { field: field.to_string(), message: message.into(), range: true })
+    Err(Bad {
+        field: field.to_string(),
+        message: message.into(),
+        range: true,
+    })
 }
 
 impl From<Bad> for JsValue {
@@ -50,7 +66,11 @@ impl From<Bad> for JsValue {
 
 impl From<crate::repair_loop::OptionError> for Bad {
     fn from(e: crate::repair_loop::OptionError) -> Bad {
-        Bad { field: e.field, message: e.message, range: e.is_range }
+        Bad {
+            field: e.field,
+            message: e.message,
+            range: e.is_range,
+        }
     }
 }
 
@@ -75,12 +95,14 @@ pub fn field(obj: &JsValue, key: &str, path: &str) -> Read<JsValue> {
     if !is_object(obj) {
         return Ok(JsValue::UNDEFINED);
     }
-    Reflect::get(obj, &JsValue::from_str(key)).or_else(|e| type_err(path, format!("could not be read: {}", describe_thrown(&e))))
+    Reflect::get(obj, &JsValue::from_str(key))
+        .or_else(|e| type_err(path, format!("could not be read: {}", describe_thrown(&e))))
 }
 
 fn describe_thrown(e: &JsValue) -> String {
     let msg = get(e, "message");
-    msg.as_string().unwrap_or_else(|| "the getter threw".to_string())
+    msg.as_string()
+        .unwrap_or_else(|| "the getter threw".to_string())
 }
 
 pub fn path(parent: &str, key: &str) -> String {
@@ -131,12 +153,25 @@ pub fn number_value(v: &JsValue, p: &str) -> Read<f64> {
         return type_err(p, format!("must be a number, got {}", type_name(v)));
     };
     if !n.is_finite() {
-        return range_err(p, format!("must be a finite number, got {n}"));
+        return range_err(p, format!("must be a finite number, got {}", js_number(n)));
     }
     if n < 0.0 {
         return range_err(p, format!("must be >= 0, got {n}"));
     }
     Ok(n)
+}
+
+/// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
+pub fn js_number(n: f64) -> String {
+    if n.is_infinite() {
+        if n > 0.0 {
+            "Infinity".into()
+        } else {
+            "-Infinity".into()
+        }
+    } else {
+        n.to_string()
+    }
 }
 
 pub fn opt_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<f64>> {
@@ -201,7 +236,7 @@ pub fn opt_object(obj: &JsValue, key: &str, parent: &str) -> Read<Option<JsValue
     if is_nullish(&v) {
         return Ok(None);
     }
-    if !v.is_object() || Array::is_array(&v) {
+    if !v.is_object() || is_array(&v) {
         return type_err(&p, format!("must be an object, got {}", type_name(&v)));
     }
     Ok(Some(v))
@@ -213,10 +248,19 @@ pub fn now_arg(v: &JsValue) -> Read<f64> {
         return Ok(js_sys::Date::now());
     }
     let Some(n) = v.as_f64() else {
-        return type_err("now", format!("must be a number (ms since the epoch), got {}", type_name(v)));
+        return type_err(
+            "now",
+            format!(
+                "must be a number (ms since the epoch), got {}",
+                type_name(v)
+            ),
+        );
     };
     if !n.is_finite() {
-        return range_err("now", format!("must be a finite number, got {n}"));
+        return range_err(
+            "now",
+            format!("must be a finite number, got {}", js_number(n)),
+        );
     }
     Ok(n)
 }
@@ -238,7 +282,7 @@ pub fn type_name(v: &JsValue) -> &'static str {
         "bigint"
     } else if v.is_function() {
         "function"
-    } else if Array::is_array(v) {
+    } else if is_array(v) {
         "array"
     } else {
         "object"
@@ -252,7 +296,10 @@ pub fn json_text(v: &JsValue, p: &str) -> Read<String> {
             Some(s) => Ok(s),
             None => type_err(p, format!("is not JSON-serialisable ({})", type_name(v))),
         },
-        Err(e) => type_err(p, format!("is not JSON-serialisable: {}", describe_thrown(&e))),
+        Err(e) => type_err(
+            p,
+            format!("is not JSON-serialisable: {}", describe_thrown(&e)),
+        ),
     }
 }
 
@@ -260,7 +307,10 @@ pub fn json_text(v: &JsValue, p: &str) -> Read<String> {
 
 /// Everything SPEC section 3 reads from a thrown value. Never throws.
 pub fn error_info(error: &JsValue) -> ErrorInfo {
-    let mut info = ErrorInfo { present: !is_nullish(error), ..ErrorInfo::default() };
+    let mut info = ErrorInfo {
+        present: !is_nullish(error),
+        ..ErrorInfo::default()
+    };
     if !info.present {
         return info;
     }
@@ -275,32 +325,55 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     let cause = get(error, "cause");
 
     info.name = get(error, "name").as_string();
-    info.status = [get(error, "status"), get(error, "statusCode"), get(&response, "status")]
-        .iter()
-        .find_map(status_of);
-    for v in [get(&inner, "type"), get(&inner2, "type"), get(error, "type")] {
+    info.status = [
+        get(error, "status"),
+        get(error, "statusCode"),
+        get(&response, "status"),
+    ]
+    .iter()
+    .find_map(status_of);
+    for v in [
+        get(&inner, "type"),
+        get(&inner2, "type"),
+        get(error, "type"),
+    ] {
         if let Some(s) = v.as_string() {
             info.types.push(s);
         }
     }
-    for v in [get(error, "code"), get(&cause, "code"), get(&inner, "code"), get(&inner2, "code")] {
+    for v in [
+        get(error, "code"),
+        get(&cause, "code"),
+        get(&inner, "code"),
+        get(&inner2, "code"),
+    ] {
         if let Some(s) = scalar_string(&v) {
             info.codes.push(s);
         }
     }
-    for v in [get(error, "message"), get(&inner, "message"), get(&inner2, "message")] {
+    for v in [
+        get(error, "message"),
+        get(&inner, "message"),
+        get(&inner2, "message"),
+    ] {
         if let Some(s) = v.as_string() {
             info.messages.push(s);
         }
     }
     let headers = get(error, "headers");
-    let headers = if is_object(&headers) { headers } else { get(&response, "headers") };
+    let headers = if is_object(&headers) {
+        headers
+    } else {
+        get(&response, "headers")
+    };
     info.headers = header_pairs(&headers);
     info
 }
 
 fn status_of(v: &JsValue) -> Option<u16> {
-    let n = v.as_f64().or_else(|| v.as_string().and_then(|s| s.trim().parse::<f64>().ok()))?;
+    let n = v
+        .as_f64()
+        .or_else(|| v.as_string().and_then(|s| s.trim().parse::<f64>().ok()))?;
     (n.fract() == 0.0 && (100.0..=999.0).contains(&n)).then_some(n as u16)
 }
 
@@ -343,7 +416,7 @@ fn header_pairs(h: &JsValue) -> Vec<(String, String)> {
 
 fn push_header(out: &mut Vec<(String, String)>, k: &JsValue, v: &JsValue) {
     let Some(name) = k.as_string() else { return };
-    let value = if Array::is_array(v) {
+    let value = if is_array(v) {
         scalar_string(&Reflect::get_u32(v, 0).unwrap_or(JsValue::UNDEFINED))
     } else {
         scalar_string(v)
@@ -365,4 +438,3 @@ pub fn validation(v: &JsValue) -> Option<crate::classify::Validation> {
         detail: get(v, "detail").as_string(),
     })
 }
-

@@ -8,7 +8,9 @@ use wasm_bindgen::prelude::*;
 use super::read::{self, type_err, Read};
 use super::{to_js_json, to_js_plain};
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
-use crate::structured::{self, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions, SchemaCache};
+use crate::structured::{
+    self, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions, SchemaCache,
+};
 
 thread_local! {
     /// Compiled schemas of this wasm instance, by text. A memo, not state:
@@ -21,22 +23,29 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     let text = if let Some(s) = v.as_string() {
         s
     } else if read::is_object(v) {
-        match schema_instance_text(v) {
+        match schema_instance_text(v, field)? {
             Some(text) => text,
             None => read::json_text(v, field)?,
         }
     } else {
-        return type_err(field, format!("must be a JSON Schema object or string, got {}", read::type_name(v)));
+        return type_err(
+            field,
+            format!(
+                "must be a JSON Schema object or string, got {}",
+                read::type_name(v)
+            ),
+        );
     };
     compile_text(&text, field)
 }
 
 pub(crate) fn compile_text(text: &str, field: &str) -> Read<Arc<CompiledSchema>> {
-    CACHE.with(|c| match c.try_borrow_mut() {
-        Ok(mut cache) => cache.get_or_compile(text),
-        Err(_) => CompiledSchema::from_text(text).map(Arc::new),
-    })
-    .or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
+    CACHE
+        .with(|c| match c.try_borrow_mut() {
+            Ok(mut cache) => cache.get_or_compile(text),
+            Err(_) => CompiledSchema::from_text(text).map(Arc::new),
+        })
+        .or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
 }
 
 pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> {
@@ -44,13 +53,21 @@ pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> 
 }
 
 /// A `Schema` instance is recognised by its class and its `text` getter, so
-/// passing one where a schema is expected reuses its compiled form.
-fn schema_instance_text(v: &JsValue) -> Option<String> {
+/// passing one where a schema is expected reuses its compiled form. A freed
+/// instance (its wasm-bindgen pointer is 0, so `text` throws) is a `TypeError`:
+/// serialising the wrapper instead would give a schema that accepts anything.
+fn schema_instance_text(v: &JsValue, field: &str) -> Read<Option<String>> {
     let ctor = read::get(v, "constructor");
     if read::get(&ctor, "name").as_string().as_deref() != Some("Schema") {
-        return None;
+        return Ok(None);
     }
-    read::get(v, "text").as_string()
+    match read::get(v, "text").as_string() {
+        Some(text) => Ok(Some(text)),
+        None if read::get(v, "__wbg_ptr").as_f64().is_some() => {
+            type_err(field, "is a Schema that has been freed")
+        }
+        None => Ok(None),
+    }
 }
 
 fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
@@ -59,7 +76,10 @@ fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
         return Ok(o);
     }
     if !read::is_object(v) {
-        return type_err(parent, format!("must be an object, got {}", read::type_name(v)));
+        return type_err(
+            parent,
+            format!("must be an object, got {}", read::type_name(v)),
+        );
     }
     if let Some(b) = read::opt_bool(v, "localRepair", parent)? {
         o.local_repair = b;
@@ -69,8 +89,15 @@ fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
 }
 
 fn raw_arg(v: &JsValue, field: &str) -> Read<String> {
-    v.as_string()
-        .map_or_else(|| type_err(field, format!("must be a string, got {}", read::type_name(v))), Ok)
+    v.as_string().map_or_else(
+        || {
+            type_err(
+                field,
+                format!("must be a string, got {}", read::type_name(v)),
+            )
+        },
+        Ok,
+    )
 }
 
 /// A compiled JSON Schema.
@@ -83,7 +110,9 @@ pub struct JsSchema {
 impl JsSchema {
     #[wasm_bindgen(constructor)]
     pub fn new(schema: JsValue) -> Result<JsSchema, JsValue> {
-        Ok(JsSchema { compiled: schema_arg(&schema, "schema")? })
+        Ok(JsSchema {
+            compiled: schema_arg(&schema, "schema")?,
+        })
     }
 
     /// The schema's canonical JSON text.
@@ -110,7 +139,11 @@ impl JsSchema {
 }
 
 #[wasm_bindgen(js_name = parseStructured, skip_typescript)]
-pub fn parse_structured(schema: JsValue, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn parse_structured(
+    schema: JsValue,
+    raw: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
     let compiled = schema_arg(&schema, "schema")?;
     let raw = raw_arg(&raw, "raw")?;
     let options = parse_options(&options, "options")?;
@@ -128,13 +161,21 @@ pub fn repair_json(text: JsValue) -> Result<JsValue, JsValue> {
                 text: &'a str,
                 fixes: &'a [structured::Fix],
             }
-            to_js_plain(&Out { text: &r.text, fixes: &r.fixes })
+            to_js_plain(&Out {
+                text: &r.text,
+                fixes: &r.fixes,
+            })
         }
     }
 }
 
 #[wasm_bindgen(js_name = buildRepairPrompt, skip_typescript)]
-pub fn build_repair_prompt(report: JsValue, schema: JsValue, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+pub fn build_repair_prompt(
+    report: JsValue,
+    schema: JsValue,
+    raw: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
     let report = report_arg(&report)?;
     let compiled = schema_arg(&schema, "schema")?;
     let raw = raw_arg(&raw, "raw")?;
@@ -142,7 +183,9 @@ pub fn build_repair_prompt(report: JsValue, schema: JsValue, raw: JsValue, optio
     let mut locale = Locale::En;
     if !read::is_nullish(&options) {
         if !read::is_object(&options) {
-            return Err(read::type_err::<()>("options", "must be an object").unwrap_err().into());
+            return Err(read::type_err::<()>("options", "must be an object")
+                .unwrap_err()
+                .into());
         }
         if let Some(n) = read::opt_count(&options, "maxRawChars", "options")? {
             max_raw = n as usize;
@@ -151,24 +194,43 @@ pub fn build_repair_prompt(report: JsValue, schema: JsValue, raw: JsValue, optio
             locale = locale_value(&l, "options.locale")?;
         }
     }
-    to_js_plain(&build_fix_prompt(&report, compiled.value(), &raw, max_raw, locale))
+    to_js_plain(&build_fix_prompt(
+        &report,
+        compiled.value(),
+        &raw,
+        max_raw,
+        locale,
+    ))
 }
 
 pub(crate) fn locale_value(s: &str, field: &str) -> Read<Locale> {
-    Locale::parse(s).map_or_else(|| type_err(field, format!("must be \"en\", \"ja\" or \"zh\", got {s:?}")), Ok)
+    Locale::parse(s).map_or_else(
+        || {
+            type_err(
+                field,
+                format!("must be \"en\", \"ja\" or \"zh\", got {s:?}"),
+            )
+        },
+        Ok,
+    )
 }
 
 /// A `FailureReport` given by the host (usually one selfheal produced).
 fn report_arg(v: &JsValue) -> Read<FailureReport> {
     if !read::is_object(v) {
-        return type_err("report", format!("must be a FailureReport object, got {}", read::type_name(v)));
+        return type_err(
+            "report",
+            format!("must be a FailureReport object, got {}", read::type_name(v)),
+        );
     }
     let kinds_v = read::field(v, "kinds", "report.kinds")?;
     let issues_v = read::field(v, "issues", "report.issues")?;
     let mut kinds = Vec::new();
     for (i, k) in array_items(&kinds_v, "report.kinds")?.iter().enumerate() {
         let p = format!("report.kinds[{i}]");
-        let s = k.as_string().map_or_else(|| type_err(&p, "must be a string"), Ok)?;
+        let s = k
+            .as_string()
+            .map_or_else(|| type_err(&p, "must be a string"), Ok)?;
         kinds.push(kind_value(&s, &p)?);
     }
     let mut issues = Vec::new();
@@ -193,23 +255,36 @@ fn kind_value(s: &str, field: &str) -> Read<FailureKind> {
         "json-syntax" => Ok(FailureKind::JsonSyntax),
         "schema" => Ok(FailureKind::Schema),
         "truncated" => Ok(FailureKind::Truncated),
-        _ => type_err(field, format!("must be one of empty, json-syntax, schema, truncated; got {s:?}")),
+        _ => type_err(
+            field,
+            format!("must be one of empty, json-syntax, schema, truncated; got {s:?}"),
+        ),
     }
 }
 
 /// The items of a real array, read with catching getters; capped for hostile input.
 fn array_items(v: &JsValue, field: &str) -> Read<Vec<JsValue>> {
-    if !js_sys::Array::is_array(v) {
-        return type_err(field, format!("must be an array, got {}", read::type_name(v)));
+    if !read::is_array(v) {
+        return type_err(
+            field,
+            format!("must be an array, got {}", read::type_name(v)),
+        );
     }
     let len = read::field(v, "length", field)?.as_f64().unwrap_or(0.0);
     const MAX: f64 = 10_000.0;
     if len > MAX {
-        return Err(read::Bad { field: field.into(), message: format!("has {len} items, above the limit of {MAX}"), range: true });
+        return Err(read::Bad {
+            field: field.into(),
+            message: format!("has {len} items, above the limit of {MAX}"),
+            range: true,
+        });
     }
     let mut out = Vec::with_capacity(len as usize);
     for i in 0..len as u32 {
-        out.push(js_sys::Reflect::get_u32(v, i).or_else(|_| type_err(&format!("{field}[{i}]"), "could not be read"))?);
+        out.push(
+            js_sys::Reflect::get_u32(v, i)
+                .or_else(|_| type_err(&format!("{field}[{i}]"), "could not be read"))?,
+        );
     }
     Ok(out)
 }

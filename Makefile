@@ -1,0 +1,57 @@
+# The two README commands:
+#   make demo   install what is missing, build the package, run the Node demo
+#   make test   install what is missing, build, run every test suite
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+LOGS := test-artifacts
+export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+
+WASM := pkg/selfheal_bg.wasm
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock
+MAX_GZIP_BYTES := 1048576
+
+.PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types size clean
+
+demo: setup-demo $(WASM)
+	node examples/demo.mjs
+
+test: setup-test $(WASM)
+	@rm -rf $(LOGS) && mkdir -p $(LOGS)
+	$(MAKE) --no-print-directory test-native test-browser test-node test-types size
+	@scripts/summary.sh
+
+setup-demo:
+	@scripts/setup.sh demo
+
+setup-test:
+	@scripts/setup.sh test
+
+build: $(WASM)
+
+$(WASM): $(SOURCES)
+	scripts/build.sh
+
+test-native:
+	@mkdir -p $(LOGS)
+	cargo test 2>&1 | tee $(LOGS)/native.log
+
+test-browser:
+	@mkdir -p $(LOGS)
+	wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log
+
+test-node: $(WASM)
+	@mkdir -p $(LOGS)
+	node --test tests/js/ 2>&1 | tee $(LOGS)/node.log
+
+test-types: $(WASM)
+	tsc -p tests/ts --noEmit
+
+# The release .wasm after wasm-opt -Oz must stay under 1 MB gzip.
+size: $(WASM)
+	@gz=$$(gzip -9 -c $(WASM) | wc -c); raw=$$(stat -c %s $(WASM)); \
+	echo "size: $(WASM) $$raw bytes raw, $$gz bytes gzip (limit $(MAX_GZIP_BYTES))"; \
+	test $$gz -le $(MAX_GZIP_BYTES)
+
+clean:
+	rm -rf pkg target

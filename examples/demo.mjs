@@ -1,0 +1,146 @@
+// selfheal demo: a host loop against a scripted mock model. No API key, no network.
+//
+//   make demo        (or: node examples/demo.mjs after scripts/build.sh)
+//
+// Each scenario prints a timeline: what the model call did, and what selfheal
+// told the host to do next. Waits run on a virtual clock, slept at 1/20 speed.
+
+import { RepairLoop } from "../pkg/selfheal.js";
+import { runRepairLoop } from "./host-loop.mjs";
+import { ScriptedModel, apiError } from "./mock-model.mjs";
+
+const orderSchema = {
+  type: "object",
+  required: ["orderId", "items", "total"],
+  additionalProperties: false,
+  properties: {
+    orderId: { type: "string", pattern: "^ORD-[0-9]{4}$" },
+    items: {
+      type: "array",
+      minItems: 1,
+      items: {
+        type: "object",
+        required: ["sku", "qty", "price"],
+        properties: { sku: { type: "string" }, qty: { type: "integer", minimum: 1 }, price: { type: "number" } },
+      },
+    },
+    total: { type: "number" },
+  },
+};
+
+const prompt = {
+  system: "You extract orders as JSON matching the schema. Reply with JSON only.",
+  user: "Order ORD-1042: two mugs at 12.50 each and one teapot at 30.",
+};
+
+const good = '{"orderId":"ORD-1042","items":[{"sku":"mug","qty":2,"price":12.5},{"sku":"teapot","qty":1,"price":30}],"total":55}';
+
+const scenarios = [
+  {
+    title: "Rate limited (429, retry-after: 2), then a reply in a Markdown fence",
+    script: [
+      apiError(429, { headers: { "retry-after": "2" }, type: "rate_limit_error", message: "Rate limited" }),
+      { text: "Here is the order:\n```json\n" + good + "\n```", costUsd: 0.0004 },
+    ],
+  },
+  {
+    title: "Schema mismatch, healed by one repair prompt",
+    script: [
+      { text: '{"orderId":"1042","items":[{"sku":"mug","qty":"two","price":12.5}],"total":55}', costUsd: 0.0004 },
+      { text: good, costUsd: 0.0006 },
+    ],
+  },
+  {
+    title: "A downstream rejection, fed back verbatim",
+    script: [
+      { text: good.replace('"total":55', '"total":65'), costUsd: 0.0004 },
+      { text: good, costUsd: 0.0005 },
+    ],
+    check: (value) =>
+      value.total !== value.items.reduce((sum, i) => sum + i.qty * i.price, 0)
+        ? { kind: "rejected", reason: `total ${value.total} does not equal the sum of the items` }
+        : null,
+  },
+  {
+    title: "Bad API key (401): degrade at once to the fallback",
+    script: [apiError(401, { type: "authentication_error", message: "invalid x-api-key" })],
+  },
+];
+
+const START = Date.UTC(2026, 0, 1);
+
+function describeOutcome(outcome) {
+  switch (outcome.kind) {
+    case "reply": {
+      const text = outcome.text.replace(/\s+/g, " ");
+      return `reply  ${JSON.stringify(text.length > 70 ? text.slice(0, 67) + "..." : text)}`;
+    }
+    case "error":
+      return `error  ${outcome.error.status ? "HTTP " + outcome.error.status + " " : ""}${outcome.error.message}`;
+    default:
+      return `${outcome.kind}  ${JSON.stringify(outcome.reason)}`;
+  }
+}
+
+function describeStep(step) {
+  const c = step.classified;
+  const why = c ? ` [${c.class}/${c.cause}, by ${c.signal}]` : "";
+  switch (step.type) {
+    case "wait-for-backoff":
+      return `wait ${step.delayMs} ms, then resend the same prompt as call ${step.attempt}${why}`;
+    case "send-repair-prompt": {
+      // A fix prompt lists the issues; a reask prompt appends a correction to the previous prompt.
+      const user = step.prompt.user;
+      const lines = step.strategy === "reask"
+        ? user.slice(user.lastIndexOf("\n\n", user.lastIndexOf("\n\n") - 1)).trim().split("\n").filter(Boolean)
+        : user.split("\n").filter((l) => l.startsWith("- "));
+      return `send a ${step.strategy} prompt as call ${step.attempt}${why}\n` +
+        lines.map((l) => `${" ".repeat(24)}| ${l}`).join("\n");
+    }
+    case "done":
+      return `done (${step.source}${step.fixes.length ? "; fixes: " + step.fixes.join(", ") : ""}) ` +
+        `after ${step.attempts} call(s), $${step.costUsd.toFixed(4)}`;
+    case "degrade":
+      return `degrade: ${step.reason} — ${step.detail}${why}\n${" ".repeat(24)}| fallback: ${JSON.stringify(step.fallback)}`;
+  }
+}
+
+export async function runDemo({ log = console.log, speed = 20 } = {}) {
+  const results = [];
+  for (const [i, scenario] of scenarios.entries()) {
+    log(`\n${i + 1}. ${scenario.title}`);
+    let t = START;
+    const model = new ScriptedModel(scenario.script);
+    const loop = new RepairLoop({
+      prompt,
+      schema: orderSchema,
+      fallback: { mode: "human", queue: "orders-review" },
+      seed: 7,
+    });
+    let call = 0;
+    const step = await runRepairLoop(loop, {
+      prompt,
+      call: (p) => { call += 1; return model.call(p); },
+      check: scenario.check,
+      clock: () => t,
+      sleep: async (ms) => { await new Promise((r) => setTimeout(r, ms / speed)); t += ms; },
+      onStep: (outcome, next) => {
+        const when = `t+${t - START}ms`.padEnd(10);
+        log(`   ${when} call ${call}  ${describeOutcome(outcome)}`);
+        log(`${" ".repeat(20)}=> ${describeStep(next)}`);
+      },
+    });
+    if (step.type === "done") log(`${" ".repeat(20)}value: ${JSON.stringify(step.value)}`);
+    const r = loop.report();
+    log(`${" ".repeat(20)}report: ${r.calls} call(s), ${r.repaired} repair(s), by class ${JSON.stringify(r.byClass)}` +
+      (r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""));
+    results.push(step);
+    loop.free();
+  }
+  return results;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log("selfheal demo — a host loop against a scripted mock model (no API key needed)");
+  await runDemo();
+}

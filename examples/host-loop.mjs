@@ -1,0 +1,42 @@
+// The host loop: the host does every call and every wait; selfheal decides.
+// `call(prompt)` resolves with { text, stopReason?, costUsd? } or throws.
+// `check(value)` (optional) returns null when the value is fine, or
+// { kind: "rejected" | "invalid", reason } when a downstream check refuses it.
+// `sleep(ms)` and `clock()` are injectable so demos and tests can run fast.
+
+export async function runRepairLoop(loop, { prompt, call, check, sleep, clock, onStep } = {}) {
+  const now = clock ?? (() => Date.now());
+  const wait = sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  let request = prompt;
+  for (;;) {
+    let outcome;
+    try {
+      const reply = await call(request);
+      outcome = { kind: "reply", text: reply.text, stopReason: reply.stopReason, costUsd: reply.costUsd };
+    } catch (error) {
+      outcome = { kind: "error", error };
+    }
+    let step = loop.next(outcome, now());
+    onStep?.(outcome, step);
+    if (step.type === "done" && check) {
+      const verdict = check(step.value);
+      if (verdict) {
+        const outcome2 = { kind: verdict.kind, reason: verdict.reason };
+        step = loop.next(outcome2, now());
+        onStep?.(outcome2, step);
+      }
+    }
+    switch (step.type) {
+      case "done":
+      case "degrade":
+        return step;
+      case "wait-for-backoff":
+        await wait(step.delayMs);
+        request = step.prompt;
+        break;
+      case "send-repair-prompt":
+        request = step.prompt;
+        break;
+    }
+  }
+}

@@ -1,0 +1,30 @@
+// Runs the README's Node example exactly as written, with "selfheal" pointed at the built pkg/.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { execFileSync } from "node:child_process";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+function readmeExample(marker) {
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  const at = readme.indexOf(`<!-- example:${marker} -->`);
+  assert.ok(at >= 0, `README has no example:${marker}`);
+  const m = /```js\n([\s\S]*?)\n```\n/.exec(readme.slice(at));
+  assert.ok(m, "example code block");
+  return m[1];
+}
+
+test("the README's Node example runs and prints what it says", () => {
+  const code = readmeExample("node");
+  const expected = /\/\/ (\{"ok".*\})\s*$/.exec(code.trim())[1];
+  const pkg = pathToFileURL(join(root, "pkg", "selfheal.js")).href;
+  const dir = mkdtempSync(join(tmpdir(), "selfheal-readme-"));
+  const file = join(dir, "example.mjs");
+  writeFileSync(file, code.replace('from "selfheal"', `from ${JSON.stringify(pkg)}`));
+  const out = execFileSync(process.execPath, [file], { encoding: "utf8", timeout: 30000 }).trim();
+  assert.equal(out, expected);
+});
