@@ -192,8 +192,11 @@ pub fn build_reask_prompt(previous: &Prompt, correction: Correction<'_>, locale:
             for issue in &report.issues {
                 push_issue(&mut user, &issue.path, &issue.message, t);
             }
-            user.push('\n');
-            user.push_str(t.reask_closing);
+            // A cut-off reply must change (get shorter); only a targeted fix keeps the rest.
+            if !report.has(FailureKind::Truncated) {
+                user.push('\n');
+                user.push_str(t.reask_closing);
+            }
         }
     }
     Prompt {
@@ -211,7 +214,12 @@ fn push_kinds_and_issues(out: &mut String, report: &FailureReport, t: &Texts) {
     out.push_str(t.issues_label);
     out.push_str(":\n");
     for issue in &report.issues {
-        push_issue(out, &issue.path, &neutralise_tags(&issue.message), t);
+        push_issue(
+            out,
+            &neutralise_tags(&issue.path),
+            &neutralise_tags(&issue.message),
+            t,
+        );
     }
 }
 

@@ -1,0 +1,712 @@
+//! SPEC section 3: the decision table of `classify`, row by row and in order,
+//! then `retryAfterMs`.
+
+#![cfg(not(target_arch = "wasm32"))]
+mod common;
+
+use common::*;
+use selfheal::{
+    classify, Cause, Cause::*, Classified, ErrorClass, ErrorClass::*, ErrorInfo, Outcome, Signal,
+    Validation,
+};
+
+/// Wed, 21 Oct 2015 07:28:00 GMT
+const DATE: &str = "Wed, 21 Oct 2015 07:28:00 GMT";
+const DATE_MS: f64 = 1_445_412_480_000.0;
+const NOW: f64 = DATE_MS - 30_000.0;
+
+fn of(error: Outcome) -> Classified {
+    classify(&error.info(), None, NOW)
+}
+
+fn with_validation(error: &ErrorInfo, kind: &str) -> Classified {
+    let v = Validation {
+        ok: false,
+        kind: Some(kind.into()),
+        detail: Some("at /city".into()),
+    };
+    classify(error, Some(&v), NOW)
+}
+
+#[track_caller]
+fn assert_class(c: &Classified, class: ErrorClass, cause: Cause, signal: Signal) {
+    assert_eq!(
+        (c.class, c.cause, c.signal),
+        (class, cause, signal),
+        "{c:?}"
+    );
+    assert!(
+        !c.reason.is_empty() && !c.reason.contains('\n'),
+        "reason must be one line: {c:?}"
+    );
+}
+
+fn absent() -> ErrorInfo {
+    ErrorInfo::default()
+}
+
+// ---------- rule 1: a failed validation ----------
+
+#[test]
+fn rule1_failed_validation_kinds() {
+    for kind in ["json", "json-syntax", "syntax"] {
+        assert_class(
+            &with_validation(&absent(), kind),
+            Repairable,
+            JsonSyntax,
+            Signal::Validation,
+        );
+    }
+    assert_class(
+        &with_validation(&absent(), "schema"),
+        Repairable,
+        Schema,
+        Signal::Validation,
+    );
+    assert_class(
+        &with_validation(&absent(), "truncated"),
+        Repairable,
+        Truncated,
+        Signal::Validation,
+    );
+    for kind in ["semantic", "business-rule", "", "JSON"] {
+        assert_class(
+            &with_validation(&absent(), kind),
+            SemanticInvalid,
+            Semantic,
+            Signal::Validation,
+        );
+    }
+    let no_kind = Validation {
+        ok: false,
+        kind: None,
+        detail: None,
+    };
+    assert_class(
+        &classify(&absent(), Some(&no_kind), NOW),
+        SemanticInvalid,
+        Semantic,
+        Signal::Validation,
+    );
+}
+
+#[test]
+fn rule1_validation_beats_any_error() {
+    let loud = http(503)
+        .name("AbortError")
+        .header("x-should-retry", "true")
+        .code("ECONNRESET")
+        .info();
+    assert_class(
+        &with_validation(&loud, "schema"),
+        Repairable,
+        Schema,
+        Signal::Validation,
+    );
+    assert_class(
+        &with_validation(&loud, "off-topic"),
+        SemanticInvalid,
+        Semantic,
+        Signal::Validation,
+    );
+}
+
+#[test]
+fn rule1_validation_detail_is_in_the_one_line_reason() {
+    let v = Validation {
+        ok: false,
+        kind: Some("schema".into()),
+        detail: Some("city\nis missing".into()),
+    };
+    let c = classify(&absent(), Some(&v), NOW);
+    assert!(c.reason.contains("city is missing"), "{}", c.reason);
+    assert!(!c.reason.contains('\n'));
+}
+
+#[test]
+fn passed_validation_is_ignored() {
+    let ok = Validation {
+        ok: true,
+        kind: Some("schema".into()),
+        detail: None,
+    };
+    assert_class(
+        &classify(&http(503).info(), Some(&ok), NOW),
+        Transient,
+        Overloaded,
+        Signal::Status,
+    );
+    assert_class(
+        &classify(&absent(), Some(&ok), NOW),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+}
+
+// ---------- rule 2: nothing given ----------
+
+#[test]
+fn rule2_no_error_and_no_failed_validation_is_hard_fail_unknown() {
+    assert_class(
+        &classify(&absent(), None, NOW),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+}
+
+// ---------- rule 3: by name ----------
+
+#[test]
+fn rule3_abort_error_by_name_beats_headers_and_status() {
+    let e = http(503)
+        .name("AbortError")
+        .header("x-should-retry", "true");
+    assert_class(&of(e), HardFail, Aborted, Signal::ErrorType);
+}
+
+#[test]
+fn rule3_timeout_error_by_name_beats_headers_and_status() {
+    let e = http(401)
+        .name("TimeoutError")
+        .header("x-should-retry", "false");
+    assert_class(&of(e), Transient, Timeout, Signal::ErrorType);
+}
+
+// ---------- rule 4: x-should-retry ----------
+
+#[test]
+fn rule4_x_should_retry_true_beats_a_hard_status() {
+    for status in [400, 401, 404, 501] {
+        assert_class(
+            &of(http(status).header("x-should-retry", "true")),
+            Transient,
+            ServerError,
+            Signal::XShouldRetry,
+        );
+    }
+    // The cause still says what the status meant when it has a transient meaning.
+    assert_class(
+        &of(http(429).header("x-should-retry", "true")),
+        Transient,
+        RateLimited,
+        Signal::XShouldRetry,
+    );
+    // No status at all.
+    assert_class(
+        &of(error().header("x-should-retry", "true")),
+        Transient,
+        ServerError,
+        Signal::XShouldRetry,
+    );
+}
+
+#[test]
+fn rule4_x_should_retry_false_beats_a_transient_status() {
+    for status in [429, 500, 503, 529] {
+        let c = of(http(status).header("x-should-retry", "false"));
+        assert_eq!(
+            (c.class, c.signal),
+            (HardFail, Signal::XShouldRetry),
+            "{status}: {c:?}"
+        );
+    }
+    assert_class(
+        &of(http(401).header("x-should-retry", "false")),
+        HardFail,
+        Auth,
+        Signal::XShouldRetry,
+    );
+}
+
+#[test]
+fn rule4_header_name_and_value_are_case_insensitive() {
+    assert_class(
+        &of(http(400).header("X-Should-Retry", "TRUE")),
+        Transient,
+        ServerError,
+        Signal::XShouldRetry,
+    );
+    assert_class(
+        &of(http(503).header("X-SHOULD-RETRY", " False ")),
+        HardFail,
+        Unknown,
+        Signal::XShouldRetry,
+    );
+}
+
+#[test]
+fn rule4_other_values_say_nothing() {
+    assert_class(
+        &of(http(503).header("x-should-retry", "maybe")),
+        Transient,
+        Overloaded,
+        Signal::Status,
+    );
+}
+
+// ---------- rule 5: status ----------
+
+#[test]
+fn rule5_status_table_in_order() {
+    let table: &[(u16, ErrorClass, Cause)] = &[
+        (429, Transient, RateLimited),
+        (529, Transient, Overloaded),
+        (503, Transient, Overloaded),
+        (408, Transient, Timeout),
+        (409, Transient, Conflict),
+        (501, HardFail, Unsupported),
+        (505, HardFail, Unsupported),
+        (500, Transient, ServerError),
+        (502, Transient, ServerError),
+        (504, Transient, ServerError),
+        (520, Transient, ServerError),
+        (599, Transient, ServerError),
+        (401, HardFail, Auth),
+        (403, HardFail, Auth),
+        (404, HardFail, NotFound),
+        (413, HardFail, TooLarge),
+        (400, HardFail, BadRequest),
+        (422, HardFail, BadRequest),
+        (402, HardFail, BadRequest),
+        (418, HardFail, BadRequest),
+        (499, HardFail, BadRequest),
+    ];
+    for &(status, class, cause) in table {
+        let c = of(http(status));
+        assert_eq!(
+            (c.class, c.cause, c.signal),
+            (class, cause, Signal::Status),
+            "HTTP {status}: {c:?}"
+        );
+        assert!(c.reason.contains(&status.to_string()), "{c:?}");
+    }
+}
+
+#[test]
+fn rule5_429_insufficient_quota_as_code_or_type_is_quota_exhausted() {
+    assert_class(
+        &of(http(429).code("insufficient_quota")),
+        HardFail,
+        QuotaExhausted,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(429).typ("insufficient_quota")),
+        HardFail,
+        QuotaExhausted,
+        Signal::Status,
+    );
+    // In a later candidate position (e.g. error.error.code) too.
+    assert_class(
+        &of(http(429).code("").code("insufficient_quota")),
+        HardFail,
+        QuotaExhausted,
+        Signal::Status,
+    );
+    // Only the code or type counts, and only on 429.
+    assert_class(
+        &of(http(429).message("insufficient_quota")),
+        Transient,
+        RateLimited,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(429).code("rate_limit_exceeded")),
+        Transient,
+        RateLimited,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(503).code("insufficient_quota")),
+        Transient,
+        Overloaded,
+        Signal::Status,
+    );
+}
+
+#[test]
+fn rule5_context_overflow_via_each_marker() {
+    let overflows = [
+        http(400).code("context_length_exceeded"),
+        http(400).typ("context_length_exceeded"),
+        http(400).message("prompt is too long: 210000 tokens > 200000 maximum"),
+        http(422).message("This model's maximum context length is 8192 tokens."),
+        http(400).message("Prompt is too long"),
+        http(422).code("context_length_exceeded"),
+    ];
+    for e in overflows {
+        assert_class(&of(e.clone()), HardFail, ContextOverflow, Signal::Status);
+    }
+    // Other 4xx keep their own row even when the text mentions the context.
+    assert_class(
+        &of(http(413).message("prompt is too long")),
+        HardFail,
+        TooLarge,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(404).code("context_length_exceeded")),
+        HardFail,
+        NotFound,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(400).message("missing field `model`")),
+        HardFail,
+        BadRequest,
+        Signal::Status,
+    );
+}
+
+#[test]
+fn rule5_status_beats_error_type_code_and_message() {
+    assert_class(
+        &of(http(400).typ("overloaded_error")),
+        HardFail,
+        BadRequest,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(401).code("ECONNRESET")),
+        HardFail,
+        Auth,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(500).typ("authentication_error")),
+        Transient,
+        ServerError,
+        Signal::Status,
+    );
+    assert_class(
+        &of(http(403).name("TypeError").message("fetch failed")),
+        HardFail,
+        Auth,
+        Signal::Status,
+    );
+}
+
+#[test]
+fn statuses_outside_4xx_and_5xx_are_not_rows_of_the_table() {
+    // A 200 carrying an error event inside a stream: the type decides.
+    assert_class(
+        &of(http(200).typ("error").typ("overloaded_error")),
+        Transient,
+        Overloaded,
+        Signal::ErrorType,
+    );
+    assert_class(
+        &of(http(302).code("ECONNRESET")),
+        Transient,
+        Network,
+        Signal::Code,
+    );
+    assert_class(&of(http(200)), HardFail, Unknown, Signal::None);
+}
+
+// ---------- rule 6: error type without status ----------
+
+#[test]
+fn rule6_error_types_without_status() {
+    let table: &[(&str, ErrorClass, Cause)] = &[
+        ("overloaded_error", Transient, Overloaded),
+        ("rate_limit_error", Transient, RateLimited),
+        ("api_error", Transient, ServerError),
+        ("authentication_error", HardFail, Auth),
+        ("permission_error", HardFail, Auth),
+        ("not_found_error", HardFail, NotFound),
+        ("request_too_large", HardFail, TooLarge),
+        ("invalid_request_error", HardFail, BadRequest),
+    ];
+    for &(t, class, cause) in table {
+        let c = of(err_type(t));
+        assert_eq!(
+            (c.class, c.cause, c.signal),
+            (class, cause, Signal::ErrorType),
+            "{t}: {c:?}"
+        );
+    }
+}
+
+#[test]
+fn rule6_anthropic_envelope_skips_the_word_error() {
+    // {type: "error", error: {type: "overloaded_error"}}
+    assert_class(
+        &of(err_type("error").typ("overloaded_error")),
+        Transient,
+        Overloaded,
+        Signal::ErrorType,
+    );
+    assert_class(
+        &of(err_type("error").typ("authentication_error")),
+        HardFail,
+        Auth,
+        Signal::ErrorType,
+    );
+}
+
+#[test]
+fn rule6_invalid_request_saying_the_context_is_too_long_is_context_overflow() {
+    let e = err_type("invalid_request_error")
+        .message("prompt is too long: 210000 tokens > 200000 maximum");
+    assert_class(&of(e), HardFail, ContextOverflow, Signal::ErrorType);
+}
+
+#[test]
+fn rule6_type_beats_code_and_message() {
+    assert_class(
+        &of(err_type("rate_limit_error").code("ECONNRESET")),
+        Transient,
+        RateLimited,
+        Signal::ErrorType,
+    );
+    assert_class(
+        &of(err_type("permission_error").message("fetch failed")),
+        HardFail,
+        Auth,
+        Signal::ErrorType,
+    );
+}
+
+#[test]
+fn rule6_unknown_types_fall_through() {
+    assert_class(
+        &of(err_type("weird_error").code("EPIPE")),
+        Transient,
+        Network,
+        Signal::Code,
+    );
+    assert_class(
+        &of(err_type("weird_error")),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+}
+
+// ---------- rule 7: network codes ----------
+
+#[test]
+fn rule7_network_codes() {
+    for code in [
+        "ETIMEDOUT",
+        "UND_ERR_CONNECT_TIMEOUT",
+        "UND_ERR_HEADERS_TIMEOUT",
+        "UND_ERR_BODY_TIMEOUT",
+    ] {
+        assert_class(&of(err_code(code)), Transient, Timeout, Signal::Code);
+    }
+    for code in [
+        "ECONNRESET",
+        "ENOTFOUND",
+        "EAI_AGAIN",
+        "ECONNREFUSED",
+        "EPIPE",
+        "ECONNABORTED",
+        "UND_ERR_SOCKET",
+    ] {
+        assert_class(&of(err_code(code)), Transient, Network, Signal::Code);
+    }
+}
+
+#[test]
+fn rule7_code_found_in_a_later_position_and_beats_the_message() {
+    // e.g. `cause.code` of undici's "fetch failed" TypeError.
+    let e = err_named("TypeError")
+        .message("fetch failed")
+        .code("")
+        .code("UND_ERR_CONNECT_TIMEOUT");
+    assert_class(&of(e), Transient, Timeout, Signal::Code);
+    assert_class(&of(err_code("EACCES")), HardFail, Unknown, Signal::None);
+}
+
+// ---------- rule 8: fetch's TypeError ----------
+
+#[test]
+fn rule8_fetch_type_error_messages() {
+    for m in [
+        "fetch failed",
+        "Failed to fetch",
+        "NetworkError when attempting to fetch resource.",
+        "Load failed",
+        "Network connection lost.",
+    ] {
+        assert_class(
+            &of(err_named("TypeError").message(m)),
+            Transient,
+            Network,
+            Signal::Message,
+        );
+        // A plain object with only the message counts too (no name to contradict it).
+        assert_class(&of(err_message(m)), Transient, Network, Signal::Message);
+    }
+}
+
+#[test]
+fn rule8_other_errors_with_those_words_are_not_network_faults() {
+    assert_class(
+        &of(err_named("Error").message("fetch failed")),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+    assert_class(
+        &of(err_named("TypeError").message("x is not a function")),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+    assert_class(
+        &of(err_named("TypeError").message("fetch failed badly")),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+}
+
+// ---------- rule 9 ----------
+
+#[test]
+fn rule9_anything_else_is_hard_fail_unknown_and_says_what_it_was() {
+    let c = of(err_named("RangeError").message("Invalid array length\nat foo"));
+    assert_class(&c, HardFail, Unknown, Signal::None);
+    assert!(c.reason.contains("Invalid array length"), "{}", c.reason);
+    assert_class(&of(error()), HardFail, Unknown, Signal::None);
+}
+
+// ---------- retryAfterMs ----------
+
+fn retry_after(e: Outcome) -> Option<f64> {
+    of(e).retry_after_ms
+}
+
+#[test]
+fn retry_after_ms_header_in_milliseconds_may_be_fractional() {
+    assert_eq!(
+        retry_after(http(429).header("retry-after-ms", "1500")),
+        Some(1500.0)
+    );
+    assert_eq!(
+        retry_after(http(429).header("retry-after-ms", "1500.25")),
+        Some(1500.25)
+    );
+}
+
+#[test]
+fn retry_after_ms_wins_over_retry_after() {
+    let e = http(429)
+        .header("retry-after", "10")
+        .header("retry-after-ms", "250");
+    assert_eq!(retry_after(e), Some(250.0));
+}
+
+#[test]
+fn unparsable_retry_after_ms_falls_back_to_retry_after() {
+    let e = http(429)
+        .header("retry-after-ms", "soon")
+        .header("retry-after", "3");
+    assert_eq!(retry_after(e), Some(3000.0));
+}
+
+#[test]
+fn retry_after_seconds_may_be_fractional() {
+    assert_eq!(
+        retry_after(http(429).header("retry-after", "2")),
+        Some(2000.0)
+    );
+    assert_eq!(
+        retry_after(http(503).header("retry-after", "1.5")),
+        Some(1500.0)
+    );
+    assert_eq!(retry_after(http(503).header("retry-after", "0")), Some(0.0));
+}
+
+#[test]
+fn retry_after_http_date_minus_now() {
+    assert_eq!(
+        retry_after(http(503).header("retry-after", DATE)),
+        Some(30_000.0)
+    );
+    let c = classify(
+        &http(503).header("retry-after", DATE).info(),
+        None,
+        DATE_MS - 1234.0,
+    );
+    assert_eq!(c.retry_after_ms, Some(1234.0));
+}
+
+#[test]
+fn negative_retry_after_becomes_zero() {
+    assert_eq!(
+        retry_after(http(429).header("retry-after", "-5")),
+        Some(0.0)
+    );
+    assert_eq!(
+        retry_after(http(429).header("retry-after-ms", "-1")),
+        Some(0.0)
+    );
+    // A date in the past.
+    let c = classify(
+        &http(503).header("retry-after", DATE).info(),
+        None,
+        DATE_MS + 60_000.0,
+    );
+    assert_eq!(c.retry_after_ms, Some(0.0));
+}
+
+#[test]
+fn unparsable_or_non_finite_retry_after_is_null() {
+    for v in [
+        "soon",
+        "",
+        "NaN",
+        "inf",
+        "Infinity",
+        "1e999",
+        "0x10",
+        "2 seconds",
+        "Wed, 99 Foo 2015",
+    ] {
+        assert_eq!(
+            retry_after(http(429).header("retry-after", v)),
+            None,
+            "retry-after: {v:?}"
+        );
+        assert_eq!(
+            retry_after(http(429).header("retry-after-ms", v)),
+            None,
+            "retry-after-ms: {v:?}"
+        );
+    }
+    assert_eq!(retry_after(http(429)), None);
+}
+
+#[test]
+fn retry_after_header_names_are_case_insensitive() {
+    assert_eq!(
+        retry_after(http(429).header("Retry-After", "2")),
+        Some(2000.0)
+    );
+    assert_eq!(
+        retry_after(http(429).header("RETRY-AFTER-MS", "750")),
+        Some(750.0)
+    );
+}
+
+#[test]
+fn classified_serialises_with_the_contract_names() {
+    let c = of(http(429).header("retry-after", "2"));
+    let json = serde_json::to_value(&c).unwrap();
+    assert_eq!(json["class"], "transient");
+    assert_eq!(json["cause"], "rate-limited");
+    assert_eq!(json["signal"], "status");
+    assert_eq!(json["retryAfterMs"], 2000.0);
+    let none = serde_json::to_value(of(http(401))).unwrap();
+    assert!(none["retryAfterMs"].is_null());
+    assert_eq!(
+        serde_json::to_value(of(http(503).header("x-should-retry", "true"))).unwrap()["signal"],
+        "x-should-retry"
+    );
+}

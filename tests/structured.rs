@@ -1,0 +1,330 @@
+//! SPEC section 4, parsing: empty, strict, truncated, local repair on/off, the
+//! schema report, and the compile cache. The repair scanner's own rules are
+//! covered by tests/repair_corpus.rs; here local repair is exercised only
+//! through a fenced reply, which every version of the scanner fixes with the
+//! single fix `code-fence`.
+
+#![cfg(not(target_arch = "wasm32"))]
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use selfheal::{parse, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache};
+use serde_json::{json, Value};
+
+const ORDER_SCHEMA: &str = r#"{
+  "type": "object",
+  "required": ["name", "items"],
+  "properties": {
+    "name": {"type": "string"},
+    "items": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "required": ["sku", "price"],
+        "properties": {
+          "sku": {"type": "string"},
+          "price": {"type": "number", "minimum": 0}
+        }
+      }
+    }
+  }
+}"#;
+
+fn opts() -> ParseOptions {
+    ParseOptions::new()
+}
+
+fn cut_off(stop_reason: &str) -> ParseOptions {
+    ParseOptions {
+        local_repair: true,
+        stop_reason: Some(stop_reason.into()),
+    }
+}
+
+fn no_repair() -> ParseOptions {
+    ParseOptions {
+        local_repair: false,
+        stop_reason: None,
+    }
+}
+
+#[track_caller]
+fn accepted(p: Parsed) -> (Value, Vec<Fix>) {
+    match p {
+        Parsed::Ok { value, fixes, .. } => (value, fixes),
+        Parsed::Err { report, .. } => panic!("expected a value, got {report:?}"),
+    }
+}
+
+#[track_caller]
+fn failed(p: Parsed) -> FailureReport {
+    match p {
+        Parsed::Err { report, .. } => report,
+        Parsed::Ok { value, .. } => panic!("expected a failure, got {value}"),
+    }
+}
+
+fn paths(report: &FailureReport) -> Vec<&str> {
+    report.issues.iter().map(|i| i.path.as_str()).collect()
+}
+
+#[test]
+fn empty_and_whitespace_only_replies_are_kind_empty() {
+    let schema = compile(CITY_SCHEMA);
+    for raw in ["", " ", "\n\t  \r\n"] {
+        for s in [None, Some(&*schema)] {
+            let r = failed(parse(raw, s, &opts()));
+            assert_eq!(r.kinds, vec![FailureKind::Empty], "{raw:?}");
+            assert_eq!(r.issues.len(), 1);
+            assert_eq!(
+                (r.issues[0].kind, r.issues[0].path.as_str()),
+                (FailureKind::Empty, "")
+            );
+        }
+    }
+    // Empty wins over a cut-off stop reason too.
+    assert_eq!(
+        failed(parse("  ", None, &cut_off("max_tokens"))).kinds,
+        vec![FailureKind::Empty]
+    );
+}
+
+#[test]
+fn strictly_valid_reply_passes_first_time_with_no_fixes() {
+    let schema = compile(CITY_SCHEMA);
+    let (value, fixes) = accepted(parse(CITY, Some(&schema), &opts()));
+    assert_eq!(value, json!({"city": "Paris"}));
+    assert!(fixes.is_empty());
+    // Without a schema any JSON value passes.
+    let (value, fixes) = accepted(parse("[1, 2.5, null]", None, &opts()));
+    assert_eq!(value, json!([1, 2.5, null]));
+    assert!(fixes.is_empty());
+}
+
+#[test]
+fn schema_failures_list_every_violation_with_its_json_pointer() {
+    let schema = compile(ORDER_SCHEMA);
+    let raw = r#"{"items": [
+        {"sku": "a", "price": 1},
+        {"sku": "b", "price": "12.50"},
+        {"sku": "c"},
+        {"sku": 4, "price": -1}
+    ]}"#;
+    let r = failed(parse(raw, Some(&schema), &opts()));
+    assert_eq!(r.kinds, vec![FailureKind::Schema]);
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            "",
+            "/items/1/price",
+            "/items/2",
+            "/items/3/price",
+            "/items/3/sku"
+        ]
+    );
+    assert!(r
+        .issues
+        .iter()
+        .all(|i| i.kind == FailureKind::Schema && !i.message.is_empty()));
+    let root = r.issues.iter().find(|i| i.path.is_empty()).unwrap();
+    assert!(root.message.contains("name"), "{root:?}");
+    let price = r
+        .issues
+        .iter()
+        .find(|i| i.path == "/items/1/price")
+        .unwrap();
+    assert!(price.message.contains("12.50"), "{price:?}");
+}
+
+#[test]
+fn schema_paths_escape_pointer_characters() {
+    let schema = compile(r#"{"properties":{"a/b":{"type":"string"},"m~n":{"type":"string"}}}"#);
+    let r = failed(parse(r#"{"a/b": 1, "m~n": 2}"#, Some(&schema), &opts()));
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(got, vec!["/a~1b", "/m~0n"]);
+}
+
+#[test]
+fn validate_returns_none_when_valid_and_the_full_report_otherwise() {
+    let schema = compile(ORDER_SCHEMA);
+    assert_eq!(schema.validate(&json!({"name": "n", "items": []})), None);
+    let r = schema.validate(&json!({"name": 1, "items": [{}]})).unwrap();
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(got, vec!["/items/0", "/items/0", "/name"]);
+}
+
+#[test]
+fn cut_off_stop_reasons_mark_the_reply_truncated_and_skip_local_repair() {
+    let schema = compile(CITY_SCHEMA);
+    for stop in ["max_tokens", "length", "MAX_TOKENS"] {
+        // A fenced reply would be repaired locally, but not when it was cut off.
+        let r = failed(parse(FENCED_CITY, Some(&schema), &cut_off(stop)));
+        assert_eq!(r.kinds, vec![FailureKind::Truncated], "{stop}");
+        assert!(r.issues.iter().all(|i| i.kind == FailureKind::Truncated));
+        // Unclosed brackets stay unclosed.
+        let r = failed(parse(r#"{"city": "Par"#, Some(&schema), &cut_off(stop)));
+        assert_eq!(r.kinds, vec![FailureKind::Truncated], "{stop}");
+        let r = failed(parse(r#"[1, 2, "#, None, &cut_off(stop)));
+        assert_eq!(r.kinds, vec![FailureKind::Truncated], "{stop}");
+    }
+}
+
+#[test]
+fn other_stop_reasons_do_not_mark_truncation() {
+    let schema = compile(CITY_SCHEMA);
+    for stop in ["end_turn", "stop", "STOP", "max_tokens ", "Length"] {
+        let (value, fixes) = accepted(parse(FENCED_CITY, Some(&schema), &cut_off(stop)));
+        assert_eq!(value, json!({"city": "Paris"}), "{stop}");
+        assert_eq!(fixes, vec![Fix::CodeFence]);
+    }
+}
+
+#[test]
+fn a_cut_off_reply_that_is_complete_and_valid_is_accepted() {
+    // Documented choice: the stop reason only matters when the text fails.
+    let schema = compile(CITY_SCHEMA);
+    let (value, _) = accepted(parse(CITY, Some(&schema), &cut_off("max_tokens")));
+    assert_eq!(value, json!({"city": "Paris"}));
+    // Complete JSON that fails the schema after a cut-off: truncated first, then the schema issues.
+    let r = failed(parse(WRONG_SHAPE, Some(&schema), &cut_off("length")));
+    assert_eq!(r.kinds, vec![FailureKind::Truncated, FailureKind::Schema]);
+    assert_eq!(r.primary(), Some(FailureKind::Truncated));
+}
+
+#[test]
+fn local_repair_fixes_a_fenced_reply() {
+    let schema = compile(CITY_SCHEMA);
+    let (value, fixes) = accepted(parse(FENCED_CITY, Some(&schema), &opts()));
+    assert_eq!(value, json!({"city": "Paris"}));
+    assert_eq!(fixes, vec![Fix::CodeFence]);
+}
+
+#[test]
+fn local_repair_off_leaves_a_syntax_failure() {
+    let schema = compile(CITY_SCHEMA);
+    let r = failed(parse(FENCED_CITY, Some(&schema), &no_repair()));
+    assert_eq!(r.kinds, vec![FailureKind::JsonSyntax]);
+    assert_eq!((r.issues.len(), r.issues[0].path.as_str()), (1, ""));
+    assert!(
+        r.issues[0].message.contains("invalid JSON"),
+        "{:?}",
+        r.issues
+    );
+}
+
+#[test]
+fn not_json_at_all_is_a_syntax_failure() {
+    let r = failed(parse(
+        "Sorry, I cannot help with that.",
+        Some(&compile(CITY_SCHEMA)),
+        &opts(),
+    ));
+    assert_eq!(r.kinds, vec![FailureKind::JsonSyntax]);
+}
+
+#[test]
+fn a_locally_repaired_value_must_still_pass_the_schema() {
+    let schema = compile(CITY_SCHEMA);
+    let fenced_wrong = "```json\n{\"town\": \"Paris\"}\n```";
+    let r = failed(parse(fenced_wrong, Some(&schema), &opts()));
+    assert!(r.has(FailureKind::Schema), "{r:?}");
+    assert!(
+        r.has(FailureKind::JsonSyntax),
+        "the raw text was not valid JSON either: {r:?}"
+    );
+    assert!(r
+        .issues
+        .iter()
+        .any(|i| i.kind == FailureKind::Schema && i.message.contains("city")));
+    // Without a schema the same repair is accepted.
+    let (value, fixes) = accepted(parse(fenced_wrong, None, &opts()));
+    assert_eq!(value, json!({"town": "Paris"}));
+    assert_eq!(fixes, vec![Fix::CodeFence]);
+}
+
+#[test]
+fn parsed_serialises_as_the_contract_union() {
+    let schema = compile(CITY_SCHEMA);
+    let ok = serde_json::to_value(parse(FENCED_CITY, Some(&schema), &opts())).unwrap();
+    assert_eq!(
+        ok,
+        json!({"ok": true, "value": {"city": "Paris"}, "fixes": ["code-fence"]})
+    );
+    let err = serde_json::to_value(parse(WRONG_SHAPE, Some(&schema), &opts())).unwrap();
+    assert_eq!(err["ok"], false);
+    assert_eq!(err["report"]["kinds"], json!(["schema"]));
+    assert_eq!(err["report"]["issues"][0]["kind"], "schema");
+    assert_eq!(err["report"]["issues"][0]["path"], "");
+}
+
+// ---------- the schema cache ----------
+
+#[test]
+fn the_cache_compiles_the_same_text_once() {
+    let mut cache = SchemaCache::default();
+    let a = cache.get_or_compile(ORDER_SCHEMA).unwrap();
+    let b = cache.get_or_compile(ORDER_SCHEMA).unwrap();
+    assert!(Arc::ptr_eq(&a, &b));
+}
+
+#[test]
+fn the_cache_treats_whitespace_and_key_order_as_the_same_schema() {
+    let mut cache = SchemaCache::default();
+    let a = cache.get_or_compile(r#"{"type":"object","required":["city"],"properties":{"city":{"type":"string","minLength":1}}}"#).unwrap();
+    let spaced = cache
+        .get_or_compile("{ \"type\" : \"object\",\n  \"required\": [\"city\"],\n  \"properties\": {\"city\": {\"type\": \"string\", \"minLength\": 1}} }")
+        .unwrap();
+    let reordered = cache
+        .get_or_compile(r#"{"properties":{"city":{"minLength":1,"type":"string"}},"required":["city"],"type":"object"}"#)
+        .unwrap();
+    let as_value = cache
+        .get_or_compile_value(json!({"required": ["city"], "properties": {"city": {"minLength": 1, "type": "string"}}, "type": "object"}))
+        .unwrap();
+    assert!(Arc::ptr_eq(&a, &spaced), "whitespace");
+    assert!(Arc::ptr_eq(&a, &reordered), "key order, nested too");
+    assert!(Arc::ptr_eq(&a, &as_value), "an already parsed value");
+    // Array order is meaning, not formatting.
+    let other = cache
+        .get_or_compile(r#"{"type":"object","required":["city","zip"]}"#)
+        .unwrap();
+    let swapped = cache
+        .get_or_compile(r#"{"type":"object","required":["zip","city"]}"#)
+        .unwrap();
+    assert!(!Arc::ptr_eq(&a, &other));
+    assert!(!Arc::ptr_eq(&other, &swapped));
+}
+
+#[test]
+fn invalid_schemas_say_where() {
+    let mut cache = SchemaCache::default();
+    let cases = [
+        (r#"{"type": 5}"#, "/type"),
+        (
+            r#"{"properties": {"a": {"type": "strin"}}}"#,
+            "/properties/a/type",
+        ),
+        (
+            r#"{"type":"object","properties":{"items":{"type":"array","items":{"minimum":"x"}}}}"#,
+            "/properties/items/items/minimum",
+        ),
+        ("{", ""),
+        ("[1]", ""),
+    ];
+    for (text, path) in cases {
+        let e = cache.get_or_compile(text).expect_err(text);
+        assert_eq!(e.path, path, "{text}: {e}");
+        assert!(!e.message.is_empty());
+        assert!(e.to_string().contains("invalid schema"), "{e}");
+        if !path.is_empty() {
+            assert!(e.to_string().contains(path), "{e}");
+        }
+        // A failure is not cached as a success.
+        assert!(cache.get_or_compile(text).is_err());
+    }
+}
