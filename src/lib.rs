@@ -76,4 +76,11 @@ pub use structured::{
     parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,
     ParseOptions, Parsed, SchemaCache, SchemaError,
 };
-pub use toolkit::{BreakerOptions, BreakerState, CircuitBreaker};
+pub use toolkit::{
+    apply_summary, estimate_tokens, plan_compaction, AgentBudget, AgentBudgetOptions, Alert,
+    AlertLevel, BreakerOptions, BreakerState, BudgetStatus, ChainFailure, ChainResult, ChainStep,
+    CircuitBreaker, Compaction, CompactionOptions, DegradationLadder, FallbackChain,
+    FallbackOptions, HealingEvent, InterventionStrategy, LadderOptions, LadderResult, LadderStep,
+    Level, Message, MessageContent, Metrics, MetricsSummary, Role, Step, Supervisor,
+    SupervisorOptions, Verdict,
+};

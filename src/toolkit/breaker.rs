@@ -1,18 +1,31 @@
-//! Circuit breaker: closed → open after `failureThreshold` failures; open →
-//! half-open once `resetTimeoutMs` has passed since the last failure; a
-//! success closes it, a failure while half-open opens it again.
+//! Circuit breaker (SPEC section 6): closed → open after `failureThreshold`
+//! failures; open → half-open once `resetTimeoutMs` has passed since the last
+//! failure; a success closes it, a failure while half-open opens it again.
+//!
+//! The breaker never reads a clock: [`CircuitBreaker::is_open`] and
+//! [`CircuitBreaker::record_failure`] take `now` (ms). "Passed" is inclusive:
+//! at exactly `last failure + resetTimeoutMs` the breaker is half-open.
+//! While half-open, calls are allowed (`is_open` is false) until one of them
+//! succeeds (→ closed) or fails (→ open, timed from that failure).
 
 use serde::{Deserialize, Serialize};
 
+use crate::repair_loop::OptionError;
+
+/// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BreakerState {
+    /// Calls go through; failures are counted.
     Closed,
+    /// Calls must not be made until the reset timeout has passed.
     Open,
+    /// Trial calls are allowed: one success closes, one failure re-opens.
     HalfOpen,
 }
 
 impl BreakerState {
+    /// The JS string of the state.
     pub fn as_str(self) -> &'static str {
         match self {
             BreakerState::Closed => "closed",
@@ -22,10 +35,13 @@ impl BreakerState {
     }
 }
 
+/// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct BreakerOptions {
+    /// Consecutive failures (since the last success) that open the breaker; at least 1.
     pub failure_threshold: u32,
+    /// How long the breaker stays open after the last failure; finite, `>= 0`.
     pub reset_timeout_ms: f64,
 }
 
@@ -38,6 +54,24 @@ impl Default for BreakerOptions {
     }
 }
 
+impl BreakerOptions {
+    /// Range checks the types cannot express; errors name the JS field.
+    pub fn check(&self) -> Result<(), OptionError> {
+        if self.failure_threshold < 1 {
+            return Err(OptionError::range("failureThreshold", "must be at least 1"));
+        }
+        if !(self.reset_timeout_ms.is_finite() && self.reset_timeout_ms >= 0.0) {
+            return Err(OptionError::range(
+                "resetTimeoutMs",
+                "must be a finite number >= 0",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A circuit breaker. Its whole state serialises as
+/// `{ options, state, failures, lastFailureAt }` (`toJSON`/`fromJSON`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CircuitBreaker {
@@ -54,6 +88,8 @@ impl Default for CircuitBreaker {
 }
 
 impl CircuitBreaker {
+    /// A closed breaker. Does not check the options: use [`CircuitBreaker::try_new`]
+    /// for options that came from outside.
     pub fn new(options: BreakerOptions) -> CircuitBreaker {
         CircuitBreaker {
             options,
@@ -63,19 +99,46 @@ impl CircuitBreaker {
         }
     }
 
+    /// A closed breaker, after [`BreakerOptions::check`].
+    pub fn try_new(options: BreakerOptions) -> Result<CircuitBreaker, OptionError> {
+        options.check()?;
+        Ok(CircuitBreaker::new(options))
+    }
+
+    /// Checks a deserialised breaker (`fromJSON`): its options must pass
+    /// [`BreakerOptions::check`].
+    pub fn check(&self) -> Result<(), OptionError> {
+        self.options.check()
+    }
+
+    // ---- getters ----
+
+    /// The options the breaker was built with.
     pub fn options(&self) -> BreakerOptions {
         self.options
     }
 
+    /// The state as last computed; call [`CircuitBreaker::is_open`] first to
+    /// let time move an open breaker to half-open.
     pub fn state(&self) -> BreakerState {
         self.state
     }
 
+    /// Failures since the last success.
     pub fn failures(&self) -> u32 {
         self.failures
     }
 
-    /// True while open; moves open → half-open once the reset timeout has passed.
+    /// When the last failure was recorded, if any.
+    pub fn last_failure_at(&self) -> Option<f64> {
+        self.last_failure_at
+    }
+
+    // ---- inputs ----
+
+    /// True while open: the host must not make the call. Moves open →
+    /// half-open (and returns false) once `resetTimeoutMs` has passed since
+    /// the last failure. A NaN `now` leaves an open breaker open.
     pub fn is_open(&mut self, now: f64) -> bool {
         if self.state == BreakerState::Open {
             let since = self.last_failure_at.map_or(f64::INFINITY, |t| now - t);
@@ -86,11 +149,14 @@ impl CircuitBreaker {
         self.state == BreakerState::Open
     }
 
+    /// The call succeeded: closed, failures 0.
     pub fn record_success(&mut self) {
         self.state = BreakerState::Closed;
         self.failures = 0;
     }
 
+    /// The call failed: count it; open once failures reach the threshold,
+    /// or at once when half-open.
     pub fn record_failure(&mut self, now: f64) {
         self.failures = self.failures.saturating_add(1);
         self.last_failure_at = Some(now);

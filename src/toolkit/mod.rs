@@ -1,6 +1,58 @@
-//! Agent toolkit parts (SPEC section 6). Each is sans-IO: time comes in as a
-//! parameter, state round-trips through serde.
+//! Agent toolkit parts (SPEC section 6). Each is a small sans-IO object in
+//! the style of [`RepairLoop`](crate::RepairLoop): time comes in as a `now`
+//! parameter (ms), nothing reads a clock or a global, anything that needs a
+//! model call comes back as a prompt for the host, and the whole state
+//! round-trips through serde (`toJSON` / `fromJSON`). Options structs carry
+//! the SPEC defaults and a `check()` whose errors name the JS field.
+//!
+//! * [`CircuitBreaker`]: closed / open / half-open.
+//! * [`Supervisor`]: step, time and token limits, loop and oscillation
+//!   detection, periodic model review.
+//! * [`AgentBudget`]: iteration and token budgets, "nearly done" hint.
+//! * [`FallbackChain`]: primary tool, fallbacks, a breaker per tool.
+//! * [`DegradationLadder`]: partial → minimal → unavailable.
+//! * [`estimate_tokens`], [`plan_compaction`], [`apply_summary`]: context compaction.
+//! * [`Metrics`]: healing events, summary, alerts, JSONL.
+
+#![warn(missing_docs)]
 
 pub mod breaker;
+pub mod budget;
+pub mod compaction;
+pub mod fallback;
+pub mod ladder;
+pub mod metrics;
+pub mod supervisor;
 
 pub use breaker::{BreakerOptions, BreakerState, CircuitBreaker};
+pub use budget::{AgentBudget, AgentBudgetOptions, BudgetStatus};
+pub use compaction::{
+    apply_summary, estimate_tokens, plan_compaction, Compaction, CompactionOptions, Message,
+    MessageContent, Role,
+};
+pub use fallback::{ChainFailure, ChainResult, ChainStep, FallbackChain, FallbackOptions};
+pub use ladder::{DegradationLadder, LadderOptions, LadderResult, LadderStep, Level};
+pub use metrics::{Alert, AlertLevel, HealingEvent, Metrics, MetricsSummary};
+pub use supervisor::{InterventionStrategy, Step, Supervisor, SupervisorOptions, Verdict};
+
+/// Replace `<name>` / `</name>` (any case) with `&lt;` forms.
+fn neutralise(s: &str, name: &str) -> String {
+    let lower = s.to_ascii_lowercase();
+    if !lower.contains(name) {
+        return s.to_string();
+    }
+    let open = format!("<{name}>");
+    let close = format!("</{name}>");
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut i = 0usize;
+    while let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) {
+        let rest_lower = lower.get(i..).unwrap_or("");
+        if c == '<' && (rest_lower.starts_with(&open) || rest_lower.starts_with(&close)) {
+            out.push_str("&lt;");
+        } else {
+            out.push(c);
+        }
+        i += c.len_utf8();
+    }
+    out
+}

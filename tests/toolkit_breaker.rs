@@ -1,0 +1,177 @@
+//! CircuitBreaker (SPEC section 6): closed → open at the threshold, open →
+//! half-open after resetTimeoutMs since the last failure, success closes,
+//! a failure while half-open re-opens.
+
+#![cfg(not(target_arch = "wasm32"))]
+use selfheal::{BreakerOptions, BreakerState, CircuitBreaker};
+use serde_json::json;
+
+const T0: f64 = 1_000_000.0;
+
+fn breaker(threshold: u32, reset_ms: f64) -> CircuitBreaker {
+    CircuitBreaker::try_new(BreakerOptions {
+        failure_threshold: threshold,
+        reset_timeout_ms: reset_ms,
+    })
+    .unwrap()
+}
+
+#[test]
+fn defaults_are_3_failures_and_60_seconds() {
+    let o = BreakerOptions::default();
+    assert_eq!((o.failure_threshold, o.reset_timeout_ms), (3, 60000.0));
+    let b = CircuitBreaker::default();
+    assert_eq!(b.state(), BreakerState::Closed);
+    assert_eq!(b.failures(), 0);
+}
+
+#[test]
+fn opens_when_failures_reach_the_threshold() {
+    let mut b = breaker(3, 1000.0);
+    b.record_failure(T0);
+    b.record_failure(T0 + 1.0);
+    assert_eq!(b.state(), BreakerState::Closed);
+    assert!(!b.is_open(T0 + 2.0));
+    b.record_failure(T0 + 2.0);
+    assert_eq!(b.state(), BreakerState::Open);
+    assert_eq!(b.failures(), 3);
+    assert!(b.is_open(T0 + 3.0));
+}
+
+#[test]
+fn half_open_once_the_reset_timeout_passed_since_the_last_failure() {
+    let mut b = breaker(1, 1000.0);
+    b.record_failure(T0);
+    assert!(b.is_open(T0 + 999.0));
+    assert_eq!(b.state(), BreakerState::Open);
+    // Counted from the last failure, inclusive.
+    assert!(!b.is_open(T0 + 1000.0));
+    assert_eq!(b.state(), BreakerState::HalfOpen);
+}
+
+#[test]
+fn the_reset_timeout_counts_from_the_last_failure_not_the_first() {
+    let mut b = breaker(1, 1000.0);
+    b.record_failure(T0);
+    b.record_failure(T0 + 800.0);
+    assert!(b.is_open(T0 + 1000.0));
+    assert!(!b.is_open(T0 + 1800.0));
+}
+
+#[test]
+fn success_closes_and_clears_failures() {
+    let mut b = breaker(2, 1000.0);
+    b.record_failure(T0);
+    b.record_failure(T0);
+    assert!(b.is_open(T0));
+    b.record_success();
+    assert_eq!(b.state(), BreakerState::Closed);
+    assert_eq!(b.failures(), 0);
+    // One failure after the success is below the threshold again.
+    b.record_failure(T0 + 1.0);
+    assert!(!b.is_open(T0 + 1.0));
+}
+
+#[test]
+fn a_failure_while_half_open_reopens_at_once() {
+    let mut b = breaker(5, 1000.0);
+    for _ in 0..5 {
+        b.record_failure(T0);
+    }
+    assert!(!b.is_open(T0 + 1000.0));
+    assert_eq!(b.state(), BreakerState::HalfOpen);
+    b.record_failure(T0 + 1000.0);
+    assert_eq!(b.state(), BreakerState::Open);
+    assert!(b.is_open(T0 + 1999.0));
+    assert!(!b.is_open(T0 + 2000.0));
+}
+
+#[test]
+fn a_success_while_half_open_closes() {
+    let mut b = breaker(1, 10.0);
+    b.record_failure(T0);
+    assert!(!b.is_open(T0 + 10.0));
+    b.record_success();
+    assert_eq!(b.state(), BreakerState::Closed);
+}
+
+#[test]
+fn nan_now_keeps_an_open_breaker_open() {
+    let mut b = breaker(1, 10.0);
+    b.record_failure(T0);
+    assert!(b.is_open(f64::NAN));
+}
+
+#[test]
+fn state_strings_are_the_spec_ones() {
+    assert_eq!(
+        serde_json::to_value(BreakerState::Closed).unwrap(),
+        "closed"
+    );
+    assert_eq!(serde_json::to_value(BreakerState::Open).unwrap(), "open");
+    assert_eq!(
+        serde_json::to_value(BreakerState::HalfOpen).unwrap(),
+        "half-open"
+    );
+    assert_eq!(BreakerState::HalfOpen.as_str(), "half-open");
+}
+
+#[test]
+fn option_checks_name_the_field() {
+    let e = CircuitBreaker::try_new(BreakerOptions {
+        failure_threshold: 0,
+        reset_timeout_ms: 1.0,
+    })
+    .unwrap_err();
+    assert_eq!(e.field, "failureThreshold");
+    assert!(e.is_range);
+    for bad in [f64::NAN, -1.0, f64::INFINITY] {
+        let e = BreakerOptions {
+            failure_threshold: 1,
+            reset_timeout_ms: bad,
+        }
+        .check()
+        .unwrap_err();
+        assert_eq!(e.field, "resetTimeoutMs");
+        assert!(e.is_range);
+    }
+    assert!(BreakerOptions {
+        failure_threshold: 1,
+        reset_timeout_ms: 0.0
+    }
+    .check()
+    .is_ok());
+}
+
+#[test]
+fn options_read_from_json_with_defaults() {
+    let o: BreakerOptions = serde_json::from_value(json!({"failureThreshold": 5})).unwrap();
+    assert_eq!((o.failure_threshold, o.reset_timeout_ms), (5, 60000.0));
+}
+
+#[test]
+fn state_round_trips_through_json_and_resumes_identically() {
+    let mut b = breaker(2, 1000.0);
+    b.record_failure(T0);
+    b.record_failure(T0 + 5.0);
+    let text = serde_json::to_string(&b).unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        json!({
+            "options": {"failureThreshold": 2, "resetTimeoutMs": 1000.0},
+            "state": "open",
+            "failures": 2,
+            "lastFailureAt": T0 + 5.0
+        })
+    );
+    let mut resumed: CircuitBreaker = serde_json::from_str(&text).unwrap();
+    resumed.check().unwrap();
+    assert_eq!(resumed, b);
+    for now in [T0 + 500.0, T0 + 1005.0] {
+        assert_eq!(resumed.is_open(now), b.is_open(now));
+        assert_eq!(resumed.state(), b.state());
+    }
+    resumed.record_failure(T0 + 1010.0);
+    b.record_failure(T0 + 1010.0);
+    assert_eq!(resumed, b);
+}
