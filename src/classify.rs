@@ -124,6 +124,8 @@ pub struct ErrorInfo {
     pub present: bool,
     /// `error.name` (own or inherited, as JS reads it).
     pub name: Option<String>,
+    /// `error.constructor.name`: SDKs name their error classes even where `name` stays "Error".
+    pub class_name: Option<String>,
     /// From `status`, `statusCode`, `response.status`, first found.
     pub status: Option<u16>,
     /// Header names lower-cased; from `headers` or `response.headers`.
@@ -210,7 +212,7 @@ const FETCH_NETWORK_MESSAGES: [&str; 5] = [
 ];
 
 /// Error types without a status (rule 6), as data.
-const TYPE_TABLE: [(&str, ErrorClass, Cause); 7] = [
+const TYPE_TABLE: [(&str, ErrorClass, Cause); 8] = [
     ("overloaded_error", ErrorClass::Transient, Cause::Overloaded),
     (
         "rate_limit_error",
@@ -218,6 +220,8 @@ const TYPE_TABLE: [(&str, ErrorClass, Cause); 7] = [
         Cause::RateLimited,
     ),
     ("api_error", ErrorClass::Transient, Cause::ServerError),
+    // OpenAI's name for the same thing (a mid-stream error chunk has no status).
+    ("server_error", ErrorClass::Transient, Cause::ServerError),
     ("authentication_error", ErrorClass::HardFail, Cause::Auth),
     ("permission_error", ErrorClass::HardFail, Cause::Auth),
     ("not_found_error", ErrorClass::HardFail, Cause::NotFound),
@@ -282,6 +286,11 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
             )
         }
         _ => {}
+    }
+    // 3b. The official SDKs' connection errors carry no status and hide the network
+    // code behind causes (or have none: a client timeout). Recognised by class.
+    if let Some((class, cause, what)) = sdk_connection_error(e) {
+        return Classified::new(class, cause, Signal::ErrorType, what);
     }
 
     // 4. The server says whether to retry.
@@ -372,6 +381,39 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         .map(|m| format!("unrecognised error: {}", one_line(m)))
         .unwrap_or_else(|| "unrecognised error".to_string());
     Classified::new(HardFail, Unknown, Signal::None, what)
+}
+
+/// `@anthropic-ai/sdk` and `openai` error classes thrown when no HTTP response arrived.
+const SDK_CONNECTION_ERRORS: [(&str, ErrorClass, Cause, &str); 3] = [
+    (
+        "APIConnectionTimeoutError",
+        ErrorClass::Transient,
+        Cause::Timeout,
+        "the SDK's request timed out",
+    ),
+    (
+        "APIConnectionError",
+        ErrorClass::Transient,
+        Cause::Network,
+        "the SDK could not connect",
+    ),
+    (
+        "APIUserAbortError",
+        ErrorClass::HardFail,
+        Cause::Aborted,
+        "the request was aborted",
+    ),
+];
+
+fn sdk_connection_error(e: &ErrorInfo) -> Option<(ErrorClass, Cause, &'static str)> {
+    if e.status.is_some() {
+        return None;
+    }
+    let names = [e.name.as_deref(), e.class_name.as_deref()];
+    SDK_CONNECTION_ERRORS
+        .iter()
+        .find(|(n, ..)| names.contains(&Some(*n)))
+        .map(|(_, class, cause, what)| (*class, *cause, *what))
 }
 
 fn by_status(e: &ErrorInfo, status: u16) -> Option<Classified> {

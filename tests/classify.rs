@@ -710,3 +710,74 @@ fn classified_serialises_with_the_contract_names() {
         "x-should-retry"
     );
 }
+
+// ---------- extensions for the official SDKs (docs/DESIGN.md) ----------
+
+fn sdk_error(name: &str, class_name: &str, message: &str) -> ErrorInfo {
+    ErrorInfo {
+        present: true,
+        name: Some(name.into()),
+        class_name: Some(class_name.into()),
+        messages: vec![message.into()],
+        ..ErrorInfo::default()
+    }
+}
+
+#[test]
+fn sdk_connection_error_is_transient_network_by_name_or_class() {
+    for e in [
+        sdk_error(
+            "APIConnectionError",
+            "APIConnectionError",
+            "Connection error.",
+        ),
+        // openai leaves `name` as "Error"; the class name still says what it is.
+        sdk_error("Error", "APIConnectionError", "Connection error."),
+    ] {
+        let c = classify(&e, None, 0.0);
+        assert_eq!(
+            (c.class, c.cause, c.signal),
+            (ErrorClass::Transient, Cause::Network, Signal::ErrorType)
+        );
+    }
+}
+
+#[test]
+fn sdk_timeout_is_transient_timeout_even_with_an_abort_cause() {
+    let mut e = sdk_error("Error", "APIConnectionTimeoutError", "Request timed out.");
+    e.codes.push("ABORT_ERR".into());
+    let c = classify(&e, None, 0.0);
+    assert_eq!((c.class, c.cause), (ErrorClass::Transient, Cause::Timeout));
+}
+
+#[test]
+fn sdk_user_abort_is_hard_fail_aborted() {
+    let c = classify(
+        &sdk_error("Error", "APIUserAbortError", "Request was aborted."),
+        None,
+        0.0,
+    );
+    assert_eq!((c.class, c.cause), (ErrorClass::HardFail, Cause::Aborted));
+}
+
+#[test]
+fn sdk_class_names_do_not_override_a_status() {
+    let mut e = sdk_error("APIConnectionError", "APIConnectionError", "x");
+    e.status = Some(401);
+    let c = classify(&e, None, 0.0);
+    assert_eq!((c.class, c.cause), (ErrorClass::HardFail, Cause::Auth));
+}
+
+#[test]
+fn openai_server_error_type_without_status_is_transient() {
+    let e = ErrorInfo {
+        present: true,
+        types: vec!["server_error".into()],
+        ..ErrorInfo::default()
+    };
+    let c = classify(&e, None, 0.0);
+    assert_eq!(
+        (c.class, c.cause, c.signal),
+        (ErrorClass::Transient, Cause::ServerError, Signal::ErrorType)
+    );
+}

@@ -325,6 +325,7 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     let cause = get(error, "cause");
 
     info.name = get(error, "name").as_string();
+    info.class_name = get(&get(error, "constructor"), "name").as_string();
     info.status = [
         get(error, "status"),
         get(error, "statusCode"),
@@ -350,6 +351,15 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
         if let Some(s) = scalar_string(&v) {
             info.codes.push(s);
         }
+    }
+    // Deeper causes, after the places SPEC lists: undici hides the socket error two
+    // levels down (SDK error -> TypeError('fetch failed') -> SocketError).
+    let mut deeper = get(&cause, "cause");
+    for _ in 0..3 {
+        if let Some(s) = scalar_string(&get(&deeper, "code")) {
+            info.codes.push(s);
+        }
+        deeper = get(&deeper, "cause");
     }
     for v in [
         get(error, "message"),

@@ -1,0 +1,344 @@
+// js/heal.mjs: the ready-made host loop (real timers, AbortSignal, check,
+// onStep), driven against the mock LLM server with the official SDKs and with
+// plain fetch.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+
+import { RepairLoop, CircuitBreaker } from "../../pkg/selfheal.js";
+import { createHeal, heal as healWith, anthropicCaller, openaiCaller } from "../../js/heal.mjs";
+import { startMockLlm } from "../mock-llm/server.mjs";
+import { PROMPT, CITY_SCHEMA } from "./helpers.mjs";
+
+const heal = createHeal(RepairLoop);
+const VALUE = { city: "Paris", population: 2102650 };
+const BASE = { prompt: PROMPT, schema: CITY_SCHEMA, seed: 3, backoff: { baseMs: 10, jitterMs: 5 } };
+
+async function withMock(script, fn) {
+  const mock = await startMockLlm({ script, idleTimeoutMs: 10_000 });
+  try {
+    return await fn(mock);
+  } finally {
+    await mock.close();
+  }
+}
+
+const anthropicClient = (mock, timeout = 2000) =>
+  new Anthropic({ baseURL: mock.anthropicBaseURL, apiKey: "test", maxRetries: 0, timeout });
+const openaiClient = (mock, timeout = 2000) =>
+  new OpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test", maxRetries: 0, timeout });
+
+/** A callModel on plain fetch: HTTP errors are thrown with status, headers and the body. */
+function fetchCaller(mock) {
+  return async (prompt, { signal }) => {
+    const res = await fetch(`${mock.url}/v1/messages`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": "test", "anthropic-version": "2023-06-01" },
+      body: JSON.stringify({ model: "claude-mock-1", max_tokens: 256, system: prompt.system, messages: [{ role: "user", content: prompt.user }] }),
+      signal,
+    });
+    const body = await res.json().catch(() => null);
+    if (!res.ok) {
+      throw Object.assign(new Error(body?.error?.message ?? `HTTP ${res.status}`), { status: res.status, headers: res.headers, error: body });
+    }
+    return {
+      text: body.content.map((b) => b.text ?? "").join(""),
+      stopReason: body.stop_reason,
+      usage: { inputTokens: body.usage.input_tokens, outputTokens: body.usage.output_tokens },
+    };
+  };
+}
+
+/** Wrap a callModel to record the context heal passes it. */
+function spy(callModel) {
+  const calls = [];
+  const fn = async (prompt, ctx) => {
+    calls.push({ prompt, ...ctx });
+    return callModel(prompt, ctx);
+  };
+  fn.calls = calls;
+  return fn;
+}
+
+// ---------- with the SDKs ----------
+
+test("anthropic SDK: overloaded, then a schema mismatch, then valid -> done repaired", async () => {
+  await withMock(["overloaded", "schema-mismatch", "valid"], async (mock) => {
+    const steps = [];
+    const call = spy(anthropicCaller(anthropicClient(mock), { model: "claude-mock-1", max_tokens: 256 }));
+    const result = await heal(call, { ...BASE, onStep: (outcome, step) => steps.push([outcome.kind, step.type]) });
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "repaired");
+    assert.deepEqual(result.value, VALUE);
+    assert.equal(result.attempts, 3);
+    assert.deepEqual(steps, [["error", "wait-for-backoff"], ["reply", "send-repair-prompt"], ["reply", "done"]]);
+    assert.deepEqual(call.calls.map((c) => c.attempt), [1, 2, 3]);
+    assert.equal(call.calls[0].instruction, null);
+    assert.equal(call.calls[2].instruction.type, "send-repair-prompt");
+    // The fix prompt went over the wire.
+    assert.equal(mock.requests[2].userText, call.calls[2].prompt.user);
+    assert.ok(mock.requests[2].userText.includes("<broken_output>"));
+    assert.equal(mock.requests[2].systemText, call.calls[2].prompt.system);
+  });
+});
+
+test("anthropic SDK stream: mid-stream overloaded_error, then a streamed reply -> done", async () => {
+  await withMock(["stream-overloaded", "fenced-json"], async (mock) => {
+    const call = anthropicCaller(anthropicClient(mock), { model: "claude-mock-1", stream: true });
+    const result = await heal(call, BASE);
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "locally-repaired");
+    assert.deepEqual(result.fixes, ["code-fence"]);
+    assert.deepEqual(mock.requests.map((r) => r.stream), [true, true]);
+  });
+});
+
+test("openai SDK: 429 with retry-after-ms is waited for real, then fenced JSON -> locally-repaired", async () => {
+  await withMock([{ kind: "rate-limited", retryAfterMs: 25 }, "fenced-json"], async (mock) => {
+    let waited = null;
+    let t0 = 0;
+    const result = await heal(openaiCaller(openaiClient(mock), { model: "gpt-mock-1" }), {
+      ...BASE,
+      onStep: (_, step) => {
+        if (step.type === "wait-for-backoff") {
+          assert.equal(step.delayMs, 25);
+          assert.equal(step.classified.cause, "rate-limited");
+          t0 = performance.now();
+        } else if (t0 && waited === null) waited = performance.now() - t0;
+      },
+    });
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "locally-repaired");
+    assert.ok(waited >= 25, `waited ${waited}`);
+    assert.ok(mock.requests[1].at - mock.requests[0].at >= 25);
+  });
+});
+
+test("openai SDK: cut off at length -> reask, then valid -> repaired", async () => {
+  await withMock(["truncated", "valid"], async (mock) => {
+    const result = await heal(openaiCaller(openaiClient(mock), { model: "gpt-mock-1" }), BASE);
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "repaired");
+    assert.ok(mock.requests[1].userText.startsWith(PROMPT.user));
+    assert.ok(mock.requests[1].userText.length > PROMPT.user.length);
+  });
+});
+
+test("401 -> degrade hard-fail with the fallback, one request", async () => {
+  await withMock(["unauthorized", "valid"], async (mock) => {
+    const fallback = { mode: "template", templateId: "t1", text: "Sorry." };
+    const result = await heal(anthropicCaller(anthropicClient(mock), { model: "m" }), { ...BASE, fallback });
+    assert.equal(result.type, "degrade");
+    assert.equal(result.reason, "hard-fail");
+    assert.equal(result.classified.cause, "auth");
+    assert.deepEqual(result.fallback, fallback);
+    assert.equal(mock.requests.length, 1);
+  });
+});
+
+test("pricing turns usage into cost: the cost ceiling stops the loop", async () => {
+  await withMock(["schema-mismatch", "valid"], async (mock) => {
+    const call = anthropicCaller(anthropicClient(mock), { model: "m", pricing: { inputUsdPerMTok: 3e6, outputUsdPerMTok: 15e6 } });
+    const result = await heal(call, { ...BASE, budget: { costCeilingUsd: 1 } });
+    assert.equal(result.type, "degrade");
+    assert.equal(result.reason, "cost-ceiling");
+    assert.ok(result.costUsd >= 1);
+    assert.equal(mock.requests.length, 1);
+  });
+});
+
+test("breaker: passed to the loop (an open breaker stops the resend)", async () => {
+  await withMock(["server-error", "valid"], async (mock) => {
+    const breaker = new CircuitBreaker({ failureThreshold: 1, resetTimeoutMs: 60_000 });
+    try {
+      const result = await heal(anthropicCaller(anthropicClient(mock), { model: "m" }), { ...BASE, breaker });
+      assert.equal(result.type, "degrade");
+      assert.equal(result.reason, "circuit-open");
+      assert.equal(mock.requests.length, 1);
+    } finally {
+      breaker.free();
+    }
+  });
+});
+
+// ---------- with plain fetch ----------
+
+test("plain fetch: dropped connection, 500, cut-off reply, valid -> done repaired", async () => {
+  await withMock(["drop", "server-error", "truncated", "valid"], async (mock) => {
+    const seen = [];
+    const result = await heal(fetchCaller(mock), {
+      ...BASE,
+      onStep: (_, step) => seen.push(step.classified ? `${step.type}:${step.classified.cause}` : step.type),
+    });
+    assert.deepEqual(seen, ["wait-for-backoff:network", "wait-for-backoff:server-error", "send-repair-prompt:truncated", "done"]);
+    assert.equal(result.source, "repaired");
+    assert.equal(result.attempts, 4);
+  });
+});
+
+// ---------- check ----------
+
+test("check: a rejection is fed back verbatim, the reask is sent, the next value is checked too", async () => {
+  await withMock(["valid", { kind: "valid", value: { city: "Paris", population: 2102651 } }], async (mock) => {
+    const checked = [];
+    const result = await heal(fetchCaller(mock), {
+      ...BASE,
+      check: async (value, { signal }) => {
+        assert.equal(signal, undefined);
+        checked.push(value.population);
+        return value.population === 2102650 ? { kind: "rejected", reason: "population must be odd (CRM rule 7)" } : null;
+      },
+    });
+    assert.deepEqual(checked, [2102650, 2102651]);
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "repaired");
+    assert.equal(result.value.population, 2102651);
+    assert.ok(mock.requests[1].userText.includes("population must be odd (CRM rule 7)"));
+  });
+});
+
+test("check: invalid switches to the alternate prompt once; a second invalid degrades", async () => {
+  await withMock(["valid", "valid"], async (mock) => {
+    const alternatePrompt = { system: "You are a geography expert.", user: "Name the capital city of France as JSON." };
+    const result = await heal(fetchCaller(mock), { ...BASE, alternatePrompt, check: () => ({ kind: "invalid", reason: "not a capital" }) });
+    assert.equal(result.type, "degrade");
+    assert.equal(result.reason, "semantic-invalid");
+    assert.equal(mock.requests[1].userText, alternatePrompt.user);
+    assert.equal(mock.requests[1].systemText, alternatePrompt.system);
+  });
+});
+
+// ---------- abort ----------
+
+test("abort during a wait: degrade aborted at once, long before the delay", async () => {
+  await withMock([{ kind: "rate-limited", retryAfterMs: 5000 }, "valid"], async (mock) => {
+    const ctrl = new AbortController();
+    const t0 = performance.now();
+    const steps = [];
+    const result = await heal(anthropicCaller(anthropicClient(mock), { model: "m" }), {
+      ...BASE,
+      signal: ctrl.signal,
+      onStep: (outcome, step) => {
+        steps.push([outcome.kind, step.type]);
+        if (step.type === "wait-for-backoff") setTimeout(() => ctrl.abort("user cancelled"), 30);
+      },
+    });
+    const elapsed = performance.now() - t0;
+    assert.equal(result.type, "degrade");
+    assert.equal(result.reason, "aborted");
+    assert.equal(result.detail, "user cancelled");
+    assert.ok(elapsed < 1000, `elapsed ${elapsed} ms, the delay was 5000`);
+    assert.deepEqual(steps, [["error", "wait-for-backoff"], ["aborted", "degrade"]]);
+    assert.equal(mock.requests.length, 1, "nothing was resent");
+  });
+});
+
+test("abort during a call: the signal reaches the SDK request, heal degrades aborted", async () => {
+  for (const make of [
+    (mock) => anthropicCaller(anthropicClient(mock, 5000), { model: "m" }),
+    (mock) => openaiCaller(openaiClient(mock, 5000), { model: "m" }),
+    (mock) => fetchCaller(mock),
+  ]) {
+    await withMock(["hang", "valid"], async (mock) => {
+      const ctrl = new AbortController();
+      const call = spy(make(mock));
+      setTimeout(() => ctrl.abort(new Error("shutting down")), 40);
+      const t0 = performance.now();
+      const result = await heal(call, { ...BASE, signal: ctrl.signal });
+      assert.ok(performance.now() - t0 < 1000, "the hanging request was cancelled");
+      assert.equal(call.calls[0].signal, ctrl.signal);
+      assert.equal(result.type, "degrade");
+      assert.equal(result.reason, "aborted");
+      assert.equal(result.detail, "shutting down");
+      assert.equal(mock.requests.length, 1);
+    });
+  }
+});
+
+test("an already-aborted signal: no call at all", async () => {
+  let called = 0;
+  const result = await heal(async () => {
+    called++;
+    return { text: "{}" };
+  }, { ...BASE, signal: AbortSignal.abort() });
+  assert.equal(called, 0);
+  assert.equal(result.reason, "aborted");
+  assert.equal(result.attempts, 0);
+  assert.equal(result.detail, "This operation was aborted");
+});
+
+test("a call that ignores the signal and resolves after the abort still ends in aborted", async () => {
+  const ctrl = new AbortController();
+  const result = await heal(async () => {
+    ctrl.abort();
+    return { text: JSON.stringify(VALUE) };
+  }, { ...BASE, signal: ctrl.signal });
+  assert.equal(result.reason, "aborted");
+});
+
+test("abort after done changes nothing", async () => {
+  const ctrl = new AbortController();
+  const result = await heal(async () => ({ text: JSON.stringify(VALUE) }), {
+    ...BASE,
+    signal: ctrl.signal,
+    check: () => {
+      ctrl.abort();
+      return null;
+    },
+  });
+  assert.equal(result.type, "done");
+});
+
+// ---------- the loop's lifetime and the API surface ----------
+
+class TrackedLoop extends RepairLoop {
+  static live = 0;
+  static created = 0;
+  constructor(...args) {
+    super(...args);
+    TrackedLoop.live++;
+    TrackedLoop.created++;
+  }
+  free() {
+    TrackedLoop.live--;
+    super.free();
+  }
+}
+
+test("the loop is always freed: done, degrade, a bad reply shape, a throwing check", async () => {
+  const healT = createHeal(TrackedLoop);
+  const before = TrackedLoop.created;
+  await healT(async () => ({ text: JSON.stringify(VALUE) }), BASE);
+  await healT(async () => { throw Object.assign(new Error("nope"), { status: 401 }); }, BASE);
+  await assert.rejects(healT(async () => ({ txt: "typo" }), BASE), (e) => e instanceof TypeError && /outcome\.text/.test(e.message));
+  await assert.rejects(healT(async () => ({ text: JSON.stringify(VALUE) }), { ...BASE, check: () => { throw new Error("checker down"); } }), /checker down/);
+  await assert.rejects(healT(async () => ({ text: "x" }), { prompt: { system: "s" } }), TypeError, "bad options throw from the constructor");
+  assert.equal(TrackedLoop.created - before, 4);
+  assert.equal(TrackedLoop.live, 0);
+});
+
+test("host keys are not passed to RepairLoop; heal(callModel, { RepairLoop }) works too", async () => {
+  let seen;
+  class Spy extends RepairLoop {
+    constructor(options, ...rest) {
+      seen = { options, rest };
+      super(options, ...rest);
+    }
+  }
+  const ctrl = new AbortController();
+  const result = await healWith(async () => ({ text: JSON.stringify(VALUE) }), {
+    ...BASE, RepairLoop: Spy, signal: ctrl.signal, onStep() {}, check: () => null,
+  });
+  assert.equal(result.type, "done");
+  assert.deepEqual(Object.keys(seen.options).sort(), ["backoff", "prompt", "schema", "seed"]);
+  assert.deepEqual(seen.rest, [], "no breaker argument when none is given");
+});
+
+test("bad arguments throw TypeError naming them", async () => {
+  assert.throws(() => createHeal(), /RepairLoop/);
+  await assert.rejects(healWith(async () => ({ text: "x" }), BASE), /options\.RepairLoop/);
+  await assert.rejects(heal("not a function", BASE), /callModel/);
+  await assert.rejects(heal(async () => ({ text: "x" }), null), /options/);
+  await assert.rejects(heal(async () => ({ text: "x" }), { ...BASE, signal: {} }), /signal/);
+});
