@@ -181,4 +181,187 @@ export class CircuitBreaker {
   toJSON(): object;
   static fromJSON(state: object): CircuitBreaker;
 }
+
+export type InterventionStrategy =
+  | "reset_with_summary" | "force_completion" | "compress_and_continue"
+  | "break_loop" | "alternative_approach" | "guided_correction";
+/** What the host must do after a step. */
+export type Verdict =
+  /** Let the agent take its next step. */
+  | { action: "continue" }
+  /** Step in with strategy; reason is one English sentence (for guided_correction, the reviewer's words). */
+  | { action: "intervene"; reason: string; strategy: InterventionStrategy }
+  /** Send prompt to a (cheap) model and feed its reply text to supervisor.verdict(). */
+  | { action: "review"; prompt: Prompt };
+export interface SupervisorOptions {
+  /** default 30 */
+  maxSteps?: number;
+  /** default 300000 */
+  maxDurationMs?: number;
+  /** default 500000 */
+  maxTokens?: number;
+  /** default 5: recent steps loop detection looks at */
+  loopWindow?: number;
+  /** default 10: no review before this many steps */
+  reviewAfterSteps?: number;
+  /** default 5: review on every step count divisible by this */
+  reviewEvery?: number;
+}
+/** One agent step as the host saw it. */
+export interface AgentStep { tool?: string; tokens?: number; progress?: string }
+export class Supervisor {
+  free(): void;
+  [Symbol.dispose](): void;
+  /** now (default Date.now()) is the start of the run. */
+  constructor(options?: SupervisorOptions, now?: number);
+  /** Count a step, add its tokens, check steps, time, tokens, loops, oscillation, review. */
+  observe(step: AgentStep, now?: number): Verdict;
+  /** The reviewing model's reply ({"healthy": bool, "reason": string}); unparsable -> continue. */
+  verdict(text: string): Verdict;
+  /** Steps observed so far. */
+  readonly steps: number;
+  /** Tokens added up over all steps. */
+  readonly tokens: number;
+  toJSON(): object;
+  static fromJSON(state: object): Supervisor;
+}
+
+export interface AgentBudgetOptions {
+  maxInputTokens: number;
+  maxOutputTokens: number;
+  /** default 20 */
+  maxIterations?: number;
+}
+export interface TokenUsage { inputTokens: number; outputTokens: number }
+/** reason is "" when stop is false. */
+export interface BudgetStatus { stop: boolean; reason: string }
+export class AgentBudget {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor(options: AgentBudgetOptions);
+  /** One iteration (model call). */
+  record(usage: TokenUsage): void;
+  /** Iterations, then input, then output tokens; a budget is spent at used >= max. */
+  exhausted(): BudgetStatus;
+  /** Either token ratio > 0.8. */
+  nearlyDone(): boolean;
+  /** min(cap, output tokens left); 0 when the output budget is spent. */
+  maxTokensForNextCall(cap: number): number;
+  /** "" unless nearlyDone(): a sentence telling the agent to wrap up, no new branches. */
+  hint(locale?: Locale): string;
+  readonly iterations: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  toJSON(): object;
+  static fromJSON(state: object): AgentBudget;
+}
+
+/** What the host must do next. */
+export type ChainStep =
+  /** Call tool (give up after timeoutMs), then feed { ok, error? } to next(). */
+  | { type: "call"; tool: string; timeoutMs: number; fallback: boolean }
+  /** Use toolUsed's result. Final. */
+  | { type: "done"; toolUsed: string; usedFallback: boolean }
+  /** Every tool failed or was skipped: use value (the defaultValue). Final. */
+  | { type: "default"; value: unknown }
+  /** Every tool failed or was skipped, no default; tried lists the tools called. Final. */
+  | { type: "exhausted"; tried: string[] };
+export interface FallbackChainOptions {
+  primary: string;
+  fallbacks: string[];
+  /** Given (null included) -> "default" instead of "exhausted". Must be JSON-serialisable. */
+  defaultValue?: unknown;
+  timeoutMs: number;
+  /** default 3 (per tool breaker) */
+  failureThreshold?: number;
+  /** default 60000 (per tool breaker) */
+  resetTimeoutMs?: number;
+}
+export interface ChainResult { ok: boolean; error?: unknown }
+/** A failed call of the current run; error is a one-line description of what was thrown. */
+export interface ChainFailure { tool: string; error: string | null; at: number }
+export class FallbackChain {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor(options: FallbackChainOptions);
+  /** A fresh run: the primary, or the first tool whose breaker is not open. */
+  start(now?: number): ChainStep;
+  /** Feed the result of the call the last step asked for; final steps repeat. */
+  next(result: ChainResult, now?: number): ChainStep;
+  /** Tools called in the current run, in call order. */
+  readonly tried: string[];
+  readonly failures: ChainFailure[];
+  toJSON(): object;
+  static fromJSON(state: object): FallbackChain;
+}
+
+export type Level = "full" | "partial" | "minimal" | "unavailable";
+export type LadderStep =
+  /** Send prompt without tools, on model if not null; feed the result to next(). */
+  | { type: "send"; level: "partial" | "minimal"; prompt: Prompt; useTools: false; model: string | null }
+  /** Show text (reply + disclaimer, or the apology at "unavailable"). Final. */
+  | { type: "final"; level: Level; text: string };
+export interface DegradationLadderOptions {
+  task: string;
+  failedCapabilities: string[];
+  /** Model for the "minimal" level. */
+  lightModel?: string;
+  /** default "en" */
+  locale?: Locale;
+}
+export type LadderResult = { ok: true; text: string } | { ok: false; error?: unknown };
+export class DegradationLadder {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor(options: DegradationLadderOptions);
+  /** "partial" first only if failedCapabilities includes "tools", else "minimal". */
+  start(): LadderStep;
+  /** success -> final with the level's disclaimer; all failed -> "unavailable" apology. */
+  next(result: LadderResult): LadderStep;
+  toJSON(): object;
+  static fromJSON(state: object): DegradationLadder;
+}
+
+export interface Message { role: "user" | "assistant"; content: string | object[] }
+/** Script-aware (CJK weighs more than Latin), never below ceil(0.25 * characters). */
+export function estimateTokens(messages: Message[]): number;
+export type Compaction =
+  | { action: "none"; estimatedTokens: number }
+  /** Send summaryPrompt (unless older is 0), then call applySummary(plan, replyText). */
+  | { action: "summarize"; estimatedTokens: number; summaryPrompt: Prompt;
+      older: number; keep: Message[] };
+export interface CompactionOptions {
+  maxTokens: number;
+  /** default 6 */
+  keepRecent?: number;
+  /** default 1000 */
+  maxToolResultChars?: number;
+}
+/** Nothing below 80% of maxTokens; above, trim tool results, keep the last keepRecent, summarise the rest. */
+export function planCompaction(messages: Message[], options: CompactionOptions): Compaction;
+/** [summary message, ack message, ...plan.keep]. */
+export function applySummary(plan: Compaction, summary: string): Message[];
+
+export interface HealingEvent { timestamp: number; taskId: string; errorCategory: string; severity: string;
+                                strategy: string; success: boolean; durationMs: number; tokensUsed: number;
+                                degraded: boolean }
+export interface MetricsSummary {
+  total: number; successRate: number; failureRate: number; avgDurationMs: number;
+  totalTokensUsed: number; byCategory: Record<string, number>; degradedCount: number;
+}
+export interface Alert { level: "HIGH" | "MEDIUM"; message: string }
+export class Metrics {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor();
+  record(event: HealingEvent): void;
+  /** Events with now - windowMs < timestamp <= now; windowMs default 3600000. */
+  summary(windowMs?: number, now?: number): MetricsSummary;
+  /** Failure rate > 30% in 10 min -> HIGH; > 10 events in 10 min -> MEDIUM; 3 of one category in 1 min -> HIGH. */
+  alerts(now?: number): Alert[];
+  /** One {"type":"healing_event",...} line per event. */
+  toJSONL(): string;
+  toJSON(): object;
+  static fromJSON(state: object): Metrics;
+}
 "#;

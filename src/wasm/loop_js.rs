@@ -93,26 +93,27 @@ impl JsCircuitBreaker {
     pub fn new(options: JsValue) -> Result<JsCircuitBreaker, JsValue> {
         let mut o = BreakerOptions::default();
         if !read::is_nullish(&options) {
-            if !read::is_object(&options) {
-                return Err(type_err::<()>("options", "must be an object")
-                    .unwrap_err()
-                    .into());
+            if !read::is_object(&options) || read::is_array(&options) {
+                return Err(type_err::<()>(
+                    "options",
+                    format!("must be an object, got {}", read::type_name(&options)),
+                )
+                .unwrap_err()
+                .into());
             }
             if let Some(n) = read::opt_count(&options, "failureThreshold", "options")? {
-                if n == 0 {
-                    return Err(
-                        range_err::<()>("options.failureThreshold", "must be at least 1")
-                            .unwrap_err()
-                            .into(),
-                    );
-                }
                 o.failure_threshold = n;
             }
             if let Some(ms) = read::opt_number(&options, "resetTimeoutMs", "options")? {
                 o.reset_timeout_ms = ms;
             }
         }
-        Ok(JsCircuitBreaker::register(CircuitBreaker::new(o)))
+        let breaker = CircuitBreaker::try_new(o).map_err(|e| {
+            let mut bad = read::Bad::from(e);
+            bad.field = read::path("options", &bad.field);
+            bad
+        })?;
+        Ok(JsCircuitBreaker::register(breaker))
     }
 
     #[wasm_bindgen(js_name = isOpen)]
@@ -165,6 +166,13 @@ impl JsCircuitBreaker {
         let text = read::json_text(&state, "state")?;
         let breaker: CircuitBreaker = serde_json::from_str(&text)
             .or_else(|e| type_err("state", format!("is not a CircuitBreaker state: {e}")))?;
+        // Options from outside: the same checks as the constructor's.
+        breaker.check().or_else(|e| {
+            type_err(
+                "state",
+                format!("is not a valid CircuitBreaker state: options.{e}"),
+            )
+        })?;
         Ok(JsCircuitBreaker::register(breaker))
     }
 }

@@ -10,6 +10,7 @@ mod dts;
 pub mod loop_js;
 mod read;
 pub mod structured_js;
+pub mod toolkit_js;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
