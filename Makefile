@@ -8,17 +8,20 @@ export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
 WASM := pkg/selfheal_bg.wasm
-SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh
+# Run by their own targets: they pack pkg/ and drive Chromium and workerd.
+NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 MAX_GZIP_BYTES := 1048576
 
-.PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types size clean
+.PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types \
+	test-packaging test-examples size clean
 
 demo: setup-demo $(WASM)
 	node examples/demo.mjs
 
 test: setup-test $(WASM)
 	@rm -rf $(LOGS) && mkdir -p $(LOGS)
-	$(MAKE) --no-print-directory test-native test-browser test-node test-types size
+	$(MAKE) --no-print-directory test-native test-browser test-node test-types test-packaging test-examples size
 	@scripts/summary.sh
 
 setup-demo:
@@ -42,10 +45,21 @@ test-browser:
 
 test-node: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/js/ 2>&1 | tee $(LOGS)/node.log
+	node --test $(NODE_TESTS) 2>&1 | tee $(LOGS)/node.log
 
 test-types: $(WASM)
 	tsc -p tests/ts --noEmit
+
+# The packed package imported by name from Node ESM and CommonJS, TypeScript, esbuild and Vite
+# bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker.
+test-packaging: $(WASM)
+	@mkdir -p $(LOGS)
+	node --test tests/js/packaging.test.mjs 2>&1 | tee $(LOGS)/packaging.log
+
+# examples/worker and examples/durable-object in workerd against the mock LLM on 127.0.0.1.
+test-examples: $(WASM)
+	@mkdir -p $(LOGS)
+	node --test tests/packaging/examples.test.mjs 2>&1 | tee $(LOGS)/examples.log
 
 # The release .wasm after wasm-opt -Oz must stay under 1 MB gzip.
 size: $(WASM)

@@ -1,18 +1,72 @@
 #!/usr/bin/env bash
-# Build the npm package into pkg/: wasm-pack (release), then wasm-opt -Oz from npm's binaryen
-# (wasm-pack cannot download binaryen here, and Debian's is too old for current Rust output).
+# Build the npm package into pkg/ (one package, every runtime; see README "Install and build"):
+#
+#   pkg/selfheal.js, selfheal.d.ts, selfheal_bg.wasm     wasm-bindgen --target nodejs (CommonJS,
+#                                                        self-initialising): the "node" condition
+#   pkg/web/selfheal.js, selfheal.d.ts, selfheal_bg.wasm wasm-bindgen --target web (ESM, init() /
+#                                                        initSync()): "browser" and "default"
+#   pkg/workerd.js                                       js/workerd.js: imports the .wasm as a module
+#                                                        and calls initSync: the "workerd" condition
+#   pkg/package.json                                     js/package.template.json + Cargo.toml metadata
+#
+# One cargo build, wasm-bindgen twice, wasm-opt -Oz from npm's binaryen (wasm-pack cannot download
+# binaryen here, and Debian's is too old for current Rust output). The package is assembled in a
+# staging folder and swapped in at the end, so a failed build leaves the previous pkg/ in place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 
-wasm-pack build --release --target nodejs --out-dir pkg --out-name selfheal 1>&2
-wasm="pkg/selfheal_bg.wasm"
+cargo build --release --lib --target wasm32-unknown-unknown 1>&2
+raw_wasm=target/wasm32-unknown-unknown/release/selfheal.wasm
+
+stage=$(mktemp -d target/pkg.XXXXXX)  # target/ is ignored by git and on the same disk as pkg/
+trap 'rm -rf "$stage"' EXIT
+wasm-bindgen --target nodejs --out-dir "$stage" --out-name selfheal "$raw_wasm"
+wasm-bindgen --target web --out-dir "$stage/web" --out-name selfheal "$raw_wasm"
+# The raw-export declarations are only for wasm-bindgen's bundler target; nothing here uses them.
+rm -f "$stage/selfheal_bg.wasm.d.ts" "$stage/web/selfheal_bg.wasm.d.ts"
+
 # The features Rust's wasm32-unknown-unknown target emits by default.
-wasm-opt -Oz \
-  --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
-  --enable-nontrapping-float-to-int --enable-multivalue --enable-reference-types \
-  "$wasm" -o "$wasm.opt"
-mv "$wasm.opt" "$wasm"
-raw=$(stat -c %s "$wasm")
-gz=$(gzip -9 -c "$wasm" | wc -c)
-echo "built $wasm: $raw bytes raw, $gz bytes gzip" 1>&2
+optimize() {
+  wasm-opt -Oz \
+    --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+    --enable-nontrapping-float-to-int --enable-multivalue --enable-reference-types \
+    "$1" -o "$1.opt"
+  mv "$1.opt" "$1"
+}
+# Both glues import the same module names today, so the two .wasm files are byte-identical:
+# optimise once and copy. Should a wasm-bindgen version make them differ, optimise each.
+if cmp -s "$stage/selfheal_bg.wasm" "$stage/web/selfheal_bg.wasm"; then
+  optimize "$stage/selfheal_bg.wasm"
+  cp "$stage/selfheal_bg.wasm" "$stage/web/selfheal_bg.wasm"
+else
+  optimize "$stage/selfheal_bg.wasm" & node_job=$!
+  optimize "$stage/web/selfheal_bg.wasm"
+  wait "$node_job"
+fi
+
+cp js/workerd.js "$stage/workerd.js"
+cp js/web.package.json "$stage/web/package.json"
+cp README.md "$stage/README.md"
+# package.json: the template's layout and exports, the crate's name, version and metadata.
+cargo metadata --no-deps --offline --format-version 1 | node -e '
+  const fs = require("fs");
+  const crate = JSON.parse(fs.readFileSync(0, "utf8")).packages.find((p) => p.name === "selfheal");
+  const pkg = JSON.parse(fs.readFileSync("js/package.template.json", "utf8"));
+  Object.assign(pkg, {
+    name: crate.name, version: crate.version, description: crate.description,
+    license: crate.license, repository: { type: "git", url: crate.repository }, keywords: crate.keywords,
+  });
+  fs.writeFileSync(process.argv[1], JSON.stringify(pkg, null, 2) + "\n");
+' "$stage/package.json"
+
+rm -rf pkg
+mv "$stage" pkg
+chmod 755 pkg
+trap - EXIT
+
+for wasm in pkg/selfheal_bg.wasm pkg/web/selfheal_bg.wasm; do
+  raw=$(stat -c %s "$wasm")
+  gz=$(gzip -9 -c "$wasm" | wc -c)
+  echo "built $wasm: $raw bytes raw, $gz bytes gzip" 1>&2
+done

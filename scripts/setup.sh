@@ -35,7 +35,8 @@ if [ "$have" != "$want" ]; then
 fi
 command -v wasm-pack >/dev/null || { log "installing wasm-pack (a few minutes)"; cargo install -q wasm-pack --locked || cargo install -q wasm-pack; }
 
-# npm dev tools (binaryen's wasm-opt, typescript, ...), only when the lock file changed.
+# npm dev tools, only when the lock file changed: binaryen (wasm-opt), typescript, esbuild, vite,
+# playwright-core (drives /usr/bin/chromium), workerd (the real Workers runtime binary), the LLM SDKs.
 if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_modules/.selfheal-lock; then
   log "npm ci"; npm ci --no-audit --no-fund --loglevel=error
   cp package-lock.json node_modules/.selfheal-lock

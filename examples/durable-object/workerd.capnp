@@ -1,0 +1,35 @@
+# Run the Durable Object example locally in workerd (no Wrangler needed):
+#
+#   npx esbuild src/index.js --bundle --format=esm --platform=browser --external:'cloudflare:*' \
+#     --conditions=workerd,worker,browser --loader:.wasm=copy --asset-names='[name]' --outdir=dist
+#   mkdir -p .storage
+#   LLM_URL=https://api.anthropic.com LLM_API_KEY=... npx workerd serve workerd.capnp
+#   curl -s localhost:8787/calls -d '{"question": "Where is the Eiffel Tower?"}'   # -> {"id": ...}
+#   curl -s localhost:8787/calls/<id>
+using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "outbound", network = (allow = ["public", "local"])),
+    (name = "storage", disk = (path = ".storage", writable = true)),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:8787", http = (), service = "main") ],
+);
+
+const worker :Workerd.Worker = (
+  modules = [
+    (name = "index.js", esModule = embed "dist/index.js"),
+    (name = "selfheal_bg.wasm", wasm = embed "dist/selfheal_bg.wasm"),
+  ],
+  compatibilityDate = "2025-09-01",
+  bindings = [
+    (name = "CALLS", durableObjectNamespace = "HealingCall"),
+    (name = "LLM_URL", fromEnvironment = "LLM_URL"),
+    (name = "LLM_API_KEY", fromEnvironment = "LLM_API_KEY"),
+  ],
+  durableObjectNamespaces = [ (className = "HealingCall", uniqueKey = "selfheal-example-healing-call", enableSql = true) ],
+  # Objects and their alarms are kept on disk, so a pending backoff survives a restart.
+  durableObjectStorage = (localDisk = "storage"),
+  globalOutbound = "outbound",
+);

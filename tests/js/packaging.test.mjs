@@ -1,0 +1,180 @@
+// One npm package for every runtime: pack pkg/, install the tarball into a scratch project, and
+// import "selfheal" BY NAME from Node ESM, Node CommonJS, the web build in Node, TypeScript (three
+// resolution modes), an esbuild bundle, a Vite build and a plain <script type="module"> page in
+// headless Chromium, and a workerd worker. Each runtime runs the same seeded loop (tests/packaging/scenario.mjs) and must
+// produce the same instructions. Run with `make test-packaging` (needs `make build`).
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import {
+  PKG, ROOT, WORKER_BUNDLE, bundle, installPackedPackage, launchChromium, pageResult, scratch,
+  serveStatic, taggedJson, workerdTest,
+} from "../packaging/harness.mjs";
+
+const run = promisify(execFile);
+const cargoBin = join(homedir(), ".cargo", "bin", "wasm-bindgen");
+const WASM_BINDGEN = existsSync(cargoBin) ? cargoBin : "wasm-bindgen";
+const FIXTURES = join(ROOT, "tests", "packaging", "fixtures");
+
+let project; // the scratch project with selfheal installed from the tarball
+let files; // the tarball's file list
+let browser;
+let server;
+
+before(async () => {
+  ({ project, files } = await installPackedPackage());
+  cpSync(FIXTURES, project, { recursive: true });
+  copyFileSync(join(ROOT, "tests", "packaging", "scenario.mjs"), join(project, "scenario.mjs"));
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** What every runtime must answer (checked in full once, then compared step for step). */
+function assertScenario(result, build) {
+  assert.equal(result.build, build, "which build \"selfheal\" resolved to");
+  const [wait, repair, done] = result.steps;
+  assert.deepEqual(result.steps.map((s) => s.type), ["wait-for-backoff", "send-repair-prompt", "done"]);
+  assert.equal(wait.delayMs, 2000);
+  assert.equal(wait.classified.cause, "rate-limited");
+  assert.equal(repair.strategy, "fix");
+  assert.match(repair.prompt.user, /"city" is a required property/);
+  assert.deepEqual(done.value, { city: "Paris" });
+  assert.equal(done.source, "repaired");
+  assert.deepEqual(done.fixes, ["code-fence", "trailing-comma"]);
+  assert.equal(done.attempts, 3);
+  assert.deepEqual(result.repaired, { text: '{"a": true}', fixes: ["single-quotes", "python-literal", "trailing-comma"] });
+  // Same instructions, attempts and repair, to the byte, whatever the runtime.
+  const { build: _, ...rest } = result;
+  return JSON.stringify(rest);
+}
+
+/** The Node ESM answer, checked in full; every other runtime must match it exactly. */
+let referenceRun;
+const reference = () => (referenceRun ??= nodeRun("esm.mjs").then((r) => assertScenario(r, "node")));
+
+async function nodeRun(file) {
+  const { stdout, stderr } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
+  assert.equal(stderr, "", "no warnings (e.g. a module-type guess)");
+  return JSON.parse(stdout);
+}
+
+test("the tarball holds the two builds, the workerd entry and nothing else", () => {
+  assert.deepEqual(files, [
+    "README.md", "package.json",
+    "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
+    "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
+    "workerd.js",
+  ].sort());
+  const meta = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
+  const cargo = readFileSync(join(ROOT, "Cargo.toml"), "utf8");
+  assert.equal(meta.name, "selfheal");
+  assert.equal(meta.version, /^version = "(.*)"$/m.exec(cargo)[1], "the crate's version");
+  assert.deepEqual(Object.keys(meta.exports["."]), ["workerd", "browser", "node", "types", "default"]);
+  // What npm installed is what the build made.
+  for (const file of ["selfheal.d.ts", "web/selfheal.d.ts", "selfheal.js", "web/selfheal.js"]) {
+    assert.equal(readFileSync(join(project, "node_modules", "selfheal", file), "utf8"), readFileSync(join(PKG, file), "utf8"), file);
+  }
+});
+
+test("the glue and declarations are wasm-bindgen's own output, never patched", async () => {
+  const wasm = join(ROOT, "target", "wasm32-unknown-unknown", "release", "selfheal.wasm");
+  const out = scratch("bindgen");
+  for (const [target, dir] of [["nodejs", ""], ["web", "web"]]) {
+    await run(WASM_BINDGEN, ["--target", target, "--out-dir", join(out, dir), "--out-name", "selfheal", wasm]);
+    for (const file of ["selfheal.d.ts", "selfheal.js"]) {
+      assert.equal(readFileSync(join(PKG, dir, file), "utf8"), readFileSync(join(out, dir, file), "utf8"), join(dir, file));
+    }
+  }
+});
+
+test("Node ESM: import { RepairLoop } from \"selfheal\"", async () => {
+  assert.equal(typeof (await reference()), "string");
+});
+
+test("Node CommonJS: require(\"selfheal\")", async () => {
+  const result = await nodeRun("cjs.cjs");
+  assert.equal(assertScenario(result, "node"), await reference());
+});
+
+test("Node, the web build: import from \"selfheal/web\" and initSync with the .wasm bytes", async () => {
+  const result = await nodeRun("web-node.mjs");
+  assert.equal(assertScenario(result, "web"), await reference());
+});
+
+test("TypeScript resolves each condition's declarations", async () => {
+  // The generated classes declare [Symbol.dispose] (for `using`): ESNext.Disposable is needed.
+  const base = {
+    strict: true, noEmit: true, skipLibCheck: false, types: [], target: "ES2022",
+  };
+  const configs = {
+    // Node: the CommonJS build's types (no initSync: the @ts-expect-error in the file must fire).
+    "tsconfig.node.json": { compilerOptions: { ...base, module: "nodenext", moduleResolution: "nodenext", lib: ["ES2022", "ESNext.Disposable"] }, files: ["types-node.mts"] },
+    // A bundler project with no custom condition, and a Worker project with "workerd": the web types.
+    "tsconfig.bundler.json": { compilerOptions: { ...base, module: "esnext", moduleResolution: "bundler", lib: ["ES2022", "ESNext.Disposable", "DOM"] }, files: ["types-web.ts"] },
+    "tsconfig.workerd.json": { compilerOptions: { ...base, module: "esnext", moduleResolution: "bundler", customConditions: ["workerd"], lib: ["ES2022", "ESNext.Disposable", "DOM"] }, files: ["types-web.ts"] },
+  };
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  await Promise.all(Object.entries(configs).map(async ([name, config]) => {
+    writeFileSync(join(project, name), JSON.stringify(config, null, 2));
+    try {
+      await run(process.execPath, [tsc, "-p", name], { cwd: project, timeout: 60_000 });
+    } catch (e) {
+      assert.fail(`tsc -p ${name}:\n${e.stdout}${e.stderr}`);
+    }
+  }));
+});
+
+test("browser: a page bundled by esbuild (browser condition), in headless Chromium", async () => {
+  const out = join(project, "www");
+  await bundle({
+    absWorkingDir: project, entryPoints: ["browser.mjs"], outdir: out, platform: "browser",
+    loader: { ".wasm": "file" }, assetNames: "[name]-[hash]",
+  });
+  copyFileSync(join(project, "bundle.html"), join(out, "index.html"));
+  // Only the web build is in the bundle (the Node glue reads files with `require('fs')`).
+  const js = readFileSync(join(out, "browser.js"), "utf8");
+  assert.ok(js.includes("function initSync(") && !js.includes("require('fs')"), "web build bundled");
+  browser ??= await launchChromium();
+  server ??= await serveStatic(project);
+  const result = await pageResult(browser, `${server.url}/www/index.html`);
+  assert.equal(assertScenario(result, "web"), await reference());
+});
+
+test("browser: a Vite app (browser condition, the .wasm emitted as an asset), in headless Chromium", async () => {
+  const { build } = await import("vite");
+  await build({
+    root: join(project, "vite-app"), configFile: false, logLevel: "silent",
+    base: "./", build: { outDir: "dist", emptyOutDir: true },
+  });
+  const assets = readdirSync(join(project, "vite-app", "dist", "assets"));
+  assert.ok(assets.some((f) => /^selfheal_bg-.*\.wasm$/.test(f)), `wasm emitted: ${assets}`);
+  browser ??= await launchChromium();
+  server ??= await serveStatic(project);
+  const result = await pageResult(browser, `${server.url}/vite-app/dist/index.html`);
+  assert.equal(assertScenario(result, "web"), await reference());
+});
+
+test("browser: plain <script type=\"module\"> with an import map, no bundler", async () => {
+  browser ??= await launchChromium();
+  server ??= await serveStatic(project);
+  const result = await pageResult(browser, `${server.url}/plain.html`);
+  assert.equal(assertScenario(result, "web"), await reference());
+});
+
+test("workerd: a Worker bundled with the workerd condition (wasm imported as a module)", async () => {
+  const out = join(project, "worker");
+  await bundle({ absWorkingDir: project, entryPoints: ["worker.mjs"], outdir: out, ...WORKER_BUNDLE });
+  assert.match(readFileSync(join(out, "worker.js"), "utf8"), /^import \w+ from "\.\/selfheal_bg\.wasm";$/m);
+  copyFileSync(join(project, "worker.capnp"), join(out, "config.capnp"));
+  const { code, output } = await workerdTest(join(out, "config.capnp"));
+  assert.equal(code, 0, output);
+  assert.match(output, /\[ PASS \] packaging/);
+  assert.equal(assertScenario(taggedJson(output, "SCENARIO"), "web"), await reference());
+});
