@@ -1,5 +1,6 @@
 # The two README commands:
-#   make demo   install what is missing, build the package, run the Node demo
+#   make demo   install what is missing, build the package, run the Node demo, then (in a
+#               terminal) serve the playground; `make serve` serves it alone
 #   make test   install what is missing, build, run every test suite
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
@@ -14,14 +15,22 @@ NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.tes
 MAX_GZIP_BYTES := 1048576
 
 .PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types \
-	test-packaging test-examples size clean
+	test-packaging test-examples test-playground serve size clean
+
+PORT ?= 8080
 
 demo: setup-demo $(WASM)
 	node examples/demo.mjs
+	@if [ -t 0 ] && [ -t 1 ] && [ "$${DEMO_SERVE:-1}" != 0 ]; then \
+	  echo; echo "Serving the playground (Ctrl-C to stop):"; node scripts/serve.mjs $(PORT); \
+	else echo; echo "The playground: make serve   (then open http://127.0.0.1:$(PORT)/)"; fi
+
+serve: $(WASM)
+	node scripts/serve.mjs $(PORT)
 
 test: setup-test $(WASM)
 	@rm -rf $(LOGS) && mkdir -p $(LOGS)
-	$(MAKE) --no-print-directory test-native test-browser test-node test-types test-packaging test-examples size
+	$(MAKE) --no-print-directory test-native test-browser test-node test-types test-packaging test-examples test-playground size
 	@scripts/summary.sh
 
 setup-demo:
@@ -60,6 +69,12 @@ test-packaging: $(WASM)
 test-examples: $(WASM)
 	@mkdir -p $(LOGS)
 	node --test tests/packaging/examples.test.mjs 2>&1 | tee $(LOGS)/examples.log
+
+# The www/ playground in headless Chromium (Playwright): every panel, no console errors;
+# screenshots go to test-artifacts/screenshots/.
+test-playground: $(WASM)
+	@mkdir -p $(LOGS)
+	node --test tests/browser/ 2>&1 | tee $(LOGS)/playground.log
 
 # The release .wasm after wasm-opt -Oz must stay under 1 MB gzip.
 size: $(WASM)

@@ -46,6 +46,8 @@ else
 fi
 
 cp js/workerd.js "$stage/workerd.js"
+cp js/heal.mjs "$stage/heal.mjs"
+cp js/heal.d.mts "$stage/heal.d.mts"
 cp js/web.package.json "$stage/web/package.json"
 cp README.md "$stage/README.md"
 # package.json: the template's layout and exports, the crate's name, version and metadata.

@@ -46,5 +46,9 @@ if [ "$what" = test ]; then
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     log "installing chromium + chromium-driver"; apt_install chromium chromium-driver
   fi
+  # CJK fonts, so the ja/zh prompts in the playground screenshots render as text, not boxes.
+  if ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then
+    log "installing fonts-noto-cjk"; apt_install fonts-noto-cjk
+  fi
 fi
 log "ok ($what)"

@@ -65,9 +65,9 @@ async function nodeRun(file) {
   return JSON.parse(stdout);
 }
 
-test("the tarball holds the two builds, the workerd entry and nothing else", () => {
+test("the tarball holds the two builds, the workerd entry, heal() and nothing else", () => {
   assert.deepEqual(files, [
-    "README.md", "package.json",
+    "README.md", "package.json", "heal.d.mts", "heal.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
     "workerd.js",
@@ -177,4 +177,19 @@ test("workerd: a Worker bundled with the workerd condition (wasm imported as a m
   assert.equal(code, 0, output);
   assert.match(output, /\[ PASS \] packaging/);
   assert.equal(assertScenario(taggedJson(output, "SCENARIO"), "web"), await reference());
+});
+
+test("selfheal/heal resolves by name and runs the host loop with the package's RepairLoop", async () => {
+  const file = join(project, "heal-by-name.mjs");
+  writeFileSync(file, `
+    import { RepairLoop } from "selfheal";
+    import { createHeal } from "selfheal/heal";
+    const heal = createHeal(RepairLoop);
+    const replies = [Object.assign(new Error("busy"), { status: 503, headers: { "retry-after-ms": "5" } }), { text: "[1, 2,]" }];
+    const result = await heal(async () => { const r = replies.shift(); if (r instanceof Error) throw r; return r; },
+      { prompt: { system: "s", user: "u" }, schema: { type: "array" }, seed: 1 });
+    console.log(JSON.stringify({ type: result.type, value: result.value, fixes: result.fixes, attempts: result.attempts }));
+  `);
+  const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
+  assert.deepEqual(JSON.parse(stdout), { type: "done", value: [1, 2], fixes: ["trailing-comma"], attempts: 2 });
 });
