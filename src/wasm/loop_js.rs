@@ -94,12 +94,11 @@ impl JsCircuitBreaker {
         let mut o = BreakerOptions::default();
         if !read::is_nullish(&options) {
             if !read::is_object(&options) || read::is_array(&options) {
-                return Err(type_err::<()>(
+                return type_err(
                     "options",
                     format!("must be an object, got {}", read::type_name(&options)),
                 )
-                .unwrap_err()
-                .into());
+                .map_err(Into::into);
             }
             if let Some(n) = read::opt_count(&options, "failureThreshold", "options")? {
                 o.failure_threshold = n;

@@ -115,36 +115,66 @@ pub fn path(parent: &str, key: &str) -> String {
 
 // ---------- typed option readers ----------
 
-pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {
+/// `obj[key]` converted by `convert`; `None` when absent or null.
+fn optional<T>(
+    obj: &JsValue,
+    key: &str,
+    parent: &str,
+    convert: impl FnOnce(&JsValue, &str) -> Read<T>,
+) -> Read<Option<T>> {
     let p = path(parent, key);
     let v = field(obj, key, &p)?;
     if is_nullish(&v) {
         return Ok(None);
     }
-    match v.as_string() {
-        Some(s) => Ok(Some(s)),
-        None => type_err(&p, format!("must be a string, got {}", type_name(&v))),
+    convert(&v, &p).map(Some)
+}
+
+/// `obj[key]` converted by `convert`: `None` when absent, `Some(None)` for an explicit `null`.
+fn nullable<T>(
+    obj: &JsValue,
+    key: &str,
+    parent: &str,
+    convert: impl FnOnce(&JsValue, &str) -> Read<T>,
+) -> Read<Option<Option<T>>> {
+    let p = path(parent, key);
+    let v = field(obj, key, &p)?;
+    if v.is_undefined() {
+        return Ok(None);
     }
+    if v.is_null() {
+        return Ok(Some(None));
+    }
+    convert(&v, &p).map(|n| Some(Some(n)))
+}
+
+fn string_value(v: &JsValue, p: &str) -> Read<String> {
+    v.as_string().map_or_else(
+        || type_err(p, format!("must be a string, got {}", type_name(v))),
+        Ok,
+    )
+}
+
+fn bool_value(v: &JsValue, p: &str) -> Read<bool> {
+    v.as_bool().map_or_else(
+        || type_err(p, format!("must be a boolean, got {}", type_name(v))),
+        Ok,
+    )
+}
+
+pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {
+    optional(obj, key, parent, string_value)
 }
 
 pub fn req_string(obj: &JsValue, key: &str, parent: &str) -> Read<String> {
-    let p = path(parent, key);
     match opt_string(obj, key, parent)? {
         Some(s) => Ok(s),
-        None => type_err(&p, "is required and must be a string"),
+        None => type_err(&path(parent, key), "is required and must be a string"),
     }
 }
 
 pub fn opt_bool(obj: &JsValue, key: &str, parent: &str) -> Read<Option<bool>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    match v.as_bool() {
-        Some(b) => Ok(Some(b)),
-        None => type_err(&p, format!("must be a boolean, got {}", type_name(&v))),
-    }
+    optional(obj, key, parent, bool_value)
 }
 
 /// A number: `TypeError` unless a JS number; `RangeError` if NaN/±Infinity or negative.
@@ -175,12 +205,7 @@ pub fn js_number(n: f64) -> String {
 }
 
 pub fn opt_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<f64>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    number_value(&v, &p).map(Some)
+    optional(obj, key, parent, number_value)
 }
 
 /// A whole count >= 0 that fits in u32.
@@ -196,37 +221,15 @@ pub fn count_value(v: &JsValue, p: &str) -> Read<u32> {
 }
 
 pub fn opt_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<u32>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    count_value(&v, &p).map(Some)
+    optional(obj, key, parent, count_value)
 }
 
-/// `Some(None)` for an explicit `null`, `None` when absent.
 pub fn nullable_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Option<f64>>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    if v.is_null() {
-        return Ok(Some(None));
-    }
-    number_value(&v, &p).map(|n| Some(Some(n)))
+    nullable(obj, key, parent, number_value)
 }
 
 pub fn nullable_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Option<u32>>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    if v.is_null() {
-        return Ok(Some(None));
-    }
-    count_value(&v, &p).map(|n| Some(Some(n)))
+    nullable(obj, key, parent, count_value)
 }
 
 /// An optional sub-object: `None` when absent or null, `TypeError` when not an object.
