@@ -5,6 +5,9 @@
 //! absent field (for `classify`) or a `TypeError` naming the field (for
 //! options). No borrow of a selfheal object is held while user code can run.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use js_sys::{Array, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -82,12 +85,43 @@ pub fn is_nullish(v: &JsValue) -> bool {
     v.is_undefined() || v.is_null()
 }
 
+/// How many distinct property names [`reflect_get`] keeps as JS strings.
+const MAX_KEYS: usize = 512;
+
+thread_local! {
+    /// Property names as JS strings, each made once. Making one from Rust text is a call into
+    /// the glue and a UTF-8 decode (`TextDecoder`) on every read: with ~25 reads per `classify`
+    /// that was the largest single cost of reading an options or error object.
+    static KEYS: RefCell<HashMap<Box<str>, JsValue>> = RefCell::new(HashMap::new());
+}
+
+/// `Reflect.get(obj, key)` with the name from [`KEYS`]. The shared borrow may be held while a
+/// getter runs; a re-entrant read still gets its name (shared borrows nest) and only skips
+/// caching a new one.
+fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    KEYS.with(|cell| {
+        if let Ok(keys) = cell.try_borrow() {
+            if let Some(k) = keys.get(key) {
+                return Reflect::get(obj, k);
+            }
+        }
+        let k = JsValue::from_str(key);
+        let got = Reflect::get(obj, &k);
+        if let Ok(mut keys) = cell.try_borrow_mut() {
+            if keys.len() < MAX_KEYS {
+                keys.insert(key.into(), k);
+            }
+        }
+        got
+    })
+}
+
 /// `obj[key]`, or `undefined` for anything that throws or is not an object.
 pub fn get(obj: &JsValue, key: &str) -> JsValue {
     if !is_object(obj) {
         return JsValue::UNDEFINED;
     }
-    Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    reflect_get(obj, key).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// `obj[key]` for options: a throwing getter is a `TypeError` naming the field.
@@ -95,7 +129,7 @@ pub fn field(obj: &JsValue, key: &str, path: &str) -> Read<JsValue> {
     if !is_object(obj) {
         return Ok(JsValue::UNDEFINED);
     }
-    Reflect::get(obj, &JsValue::from_str(key))
+    reflect_get(obj, key)
         .or_else(|e| type_err(path, format!("could not be read: {}", describe_thrown(&e))))
 }
 

@@ -122,9 +122,13 @@ impl JsSchema {
     }
 
     pub fn parse(&self, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let raw = raw_arg(&raw, "raw")?;
+        let text = raw_arg(&raw, "raw")?;
         let options = parse_options(&options, "options")?;
-        to_js_json(&structured::parse(&raw, Some(&self.compiled), &options))
+        parsed_to_js(
+            &raw,
+            &text,
+            &structured::parse(&text, Some(&self.compiled), &options),
+        )
     }
 
     pub fn validate(&self, value: JsValue) -> Result<JsValue, JsValue> {
@@ -145,9 +149,62 @@ pub fn parse_structured(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let compiled = schema_arg(&schema, "schema")?;
-    let raw = raw_arg(&raw, "raw")?;
+    let text = raw_arg(&raw, "raw")?;
     let options = parse_options(&options, "options")?;
-    to_js_json(&structured::parse(&raw, Some(&compiled), &options))
+    parsed_to_js(
+        &raw,
+        &text,
+        &structured::parse(&text, Some(&compiled), &options),
+    )
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse` of a JS string as it is (js_sys's takes a Rust `&str`, which means a copy
+    /// out of wasm memory and a UTF-8 decode). Imported with `catch`, like every import called
+    /// on user values; only ever given text that serde_json accepted.
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    fn json_parse_js(text: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// A parse result as JS. A successful one is `{ ok, value, fixes }` where `value` is
+/// `JSON.parse(text)` of the text the value was parsed from: the same value `to_js_json` gives
+/// (serde_json reads every number exactly - `float_roundtrip` - and prints it so that
+/// `JSON.parse` reads the same double, `-0` included), without serialising the tree again. When
+/// that text is the caller's own string (strict JSON, nothing repaired), the JS string itself is
+/// parsed and nothing is copied out of wasm memory, unless it held U+FFFD: then it may have had
+/// a lone surrogate that crossed as U+FFFD, and the Rust text is parsed as before.
+fn parsed_to_js(
+    raw_js: &JsValue,
+    raw: &str,
+    parsed: &structured::Parsed,
+) -> Result<JsValue, JsValue> {
+    let structured::Parsed::Ok { fixes, text, .. } = parsed else {
+        return to_js_json(parsed);
+    };
+    #[derive(serde::Serialize)]
+    struct Shell<'a> {
+        ok: bool,
+        value: (),
+        fixes: &'a [structured::Fix],
+    }
+    let value = if fixes.is_empty() && text == raw && !raw.contains('\u{FFFD}') {
+        json_parse_js(raw_js)
+    } else {
+        json_parse_js(&JsValue::from_str(text))
+    };
+    // Should JS ever refuse what serde_json accepted, keep the old, serialising path.
+    let Ok(value) = value else {
+        return to_js_json(parsed);
+    };
+    // `value` is an own data property of the parsed shell, so setting it runs no setter.
+    let shell = to_js_json(&Shell {
+        ok: true,
+        value: (),
+        fixes,
+    })?;
+    js_sys::Reflect::set(&shell, &JsValue::from_str("value"), &value)?;
+    Ok(shell)
 }
 
 #[wasm_bindgen(js_name = repairJson, skip_typescript)]
@@ -183,9 +240,7 @@ pub fn build_repair_prompt(
     let mut locale = Locale::En;
     if !read::is_nullish(&options) {
         if !read::is_object(&options) {
-            return Err(read::type_err::<()>("options", "must be an object")
-                .unwrap_err()
-                .into());
+            return read::type_err("options", "must be an object").map_err(Into::into);
         }
         if let Some(n) = read::opt_count(&options, "maxRawChars", "options")? {
             max_raw = n as usize;
