@@ -15,7 +15,7 @@ NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.tes
 MAX_GZIP_BYTES := 1048576
 
 .PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types \
-	test-packaging test-examples test-playground serve size clean
+	test-packaging test-examples test-playground serve size lint clean
 
 PORT ?= 8080
 
@@ -30,7 +30,7 @@ serve: $(WASM)
 
 test: setup-test $(WASM)
 	@rm -rf $(LOGS) && mkdir -p $(LOGS)
-	$(MAKE) --no-print-directory test-native test-browser test-node test-types test-packaging test-examples test-playground size
+	$(MAKE) --no-print-directory test-native test-browser test-node lint test-types test-packaging test-examples test-playground size
 	@scripts/summary.sh
 
 setup-demo:
@@ -75,6 +75,11 @@ test-examples: $(WASM)
 test-playground: $(WASM)
 	@mkdir -p $(LOGS)
 	node --test tests/browser/ 2>&1 | tee $(LOGS)/playground.log
+
+# No unwrap/expect/panic/unchecked indexing in non-test code (Cargo.toml [lints], clippy.toml).
+lint:
+	cargo clippy --all-targets --quiet -- -D warnings
+	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
 
 # The release .wasm after wasm-opt -Oz must stay under 1 MB gzip.
 size: $(WASM)

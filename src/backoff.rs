@@ -65,7 +65,8 @@ impl Backoff {
 
     /// The delay in whole milliseconds: the capped delay with jitter, drawn from `rng`.
     /// Bounds: additive `[capped, capped + jitterMs)`, full `[0, capped]`,
-    /// equal `[capped/2, capped]`, none exactly `capped` (each floored to whole ms).
+    /// equal `[capped/2, capped]`, none exactly `capped` (each floored to whole ms), and
+    /// never above `f64::MAX`.
     pub fn delay(&self, k: u32, rng: &mut Rng) -> f64 {
         let capped = self.capped(k);
         let d = match self.jitter {
@@ -74,10 +75,12 @@ impl Backoff {
             Jitter::Equal => capped / 2.0 + rng.next_f64() * (capped / 2.0 + 1.0),
             Jitter::None => capped,
         };
-        d.floor().min(match self.jitter {
+        let upper = match self.jitter {
             Jitter::Additive => capped + self.jitter_ms,
             _ => capped,
-        })
+        };
+        // Huge (but finite) options can sum to infinity, which JSON cannot carry.
+        d.floor().min(upper).min(f64::MAX)
     }
 }
 

@@ -492,12 +492,14 @@ fn cause_words(cause: Cause) -> &'static str {
     }
 }
 
-/// Logs want one line; keep it short too.
+/// Logs want one line; keep it short too. U+2028/U+2029 count as line breaks
+/// (JavaScript and Unicode treat them so), as do all control characters.
 pub(crate) fn one_line(s: &str) -> String {
     const MAX: usize = 300;
+    let breaks_line = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
     let mut out: String = s
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| if breaks_line(c) { ' ' } else { c })
         .take(MAX)
         .collect();
     if s.chars().nth(MAX).is_some() {

@@ -492,11 +492,16 @@ impl RepairLoop {
                 "is not a version this build can resume",
             ));
         }
-        snapshot.options.check()?;
-        let schema = match snapshot.schema {
-            Some(v) => Some(cache.get_or_compile_value(v)?),
-            None => None,
-        };
+        // A snapshot comes from outside (`fromJSON`): its errors name the field under `state`.
+        snapshot.options.check().map_err(|e| OptionError {
+            field: format!("state.options.{}", e.field),
+            ..e
+        })?;
+        let schema = snapshot
+            .schema
+            .map(|v| cache.get_or_compile_value(v))
+            .transpose()
+            .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
         Ok(RepairLoop {
             config: snapshot.options,
             schema,
@@ -562,12 +567,14 @@ impl RepairLoop {
             .filter(|r| !r.is_empty())
             .unwrap_or("aborted by the host")
             .to_string();
-        let classified = Classified::new(
-            ErrorClass::HardFail,
-            Cause::Aborted,
-            Signal::None,
-            detail.clone(),
-        );
+        // The host's reason goes into `detail` as given; `classified.reason` is one short line.
+        let line = crate::classify::one_line(&detail);
+        let line = if line.is_empty() {
+            "aborted by the host".to_string()
+        } else {
+            line
+        };
+        let classified = Classified::new(ErrorClass::HardFail, Cause::Aborted, Signal::None, line);
         let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
         self.state.awaiting = false;
         self.state.provisional = false;
@@ -743,16 +750,17 @@ impl RepairLoop {
             );
             return self.degrade(StopReason::TransientExhausted, detail, Some(classified));
         }
-        let delay_ms = match classified.retry_after_ms {
-            Some(ms) if ms > self.config.backoff.max_retry_after_ms => {
+        // The wait is whole milliseconds, rounded up: it is the rounded wait that must
+        // stay within maxRetryAfterMs (999.5 ms waits 1000 ms, too long for a limit of 999.7).
+        let delay_ms = match classified.retry_after_ms.map(f64::ceil) {
+            Some(wait) if wait > self.config.backoff.max_retry_after_ms => {
                 let detail = format!(
-                    "the server asked to wait {} ms, above maxRetryAfterMs {} ms",
-                    ms.ceil(),
+                    "the server asked to wait {wait} ms, above maxRetryAfterMs {} ms",
                     self.config.backoff.max_retry_after_ms
                 );
                 return self.degrade(StopReason::RetryAfterTooLong, detail, Some(classified));
             }
-            Some(ms) => ms.ceil(),
+            Some(wait) => wait,
             None => {
                 let mut rng = Rng::new(self.state.rng);
                 let d = self
@@ -827,7 +835,8 @@ impl RepairLoop {
             return stop;
         }
         self.state.semantic_used += 1;
-        self.state.repairs_sent += 1;
+        // Counters without a budget check can hold anything a snapshot (`fromJSON`) gave.
+        self.state.repairs_sent = self.state.repairs_sent.saturating_add(1);
         self.state.current_prompt = alternate.clone();
         Instruction::SendRepairPrompt {
             prompt: alternate,
@@ -872,7 +881,7 @@ impl RepairLoop {
             return stop;
         }
         self.state.repair_used += 1;
-        self.state.repairs_sent += 1;
+        self.state.repairs_sent = self.state.repairs_sent.saturating_add(1);
         self.state.current_prompt = prompt.clone();
         Instruction::SendRepairPrompt {
             prompt,
@@ -971,7 +980,8 @@ impl RepairLoop {
         self.state.calls = self.state.calls.saturating_add(1);
         self.state.awaiting = false;
         if cost_usd.is_finite() && cost_usd > 0.0 {
-            self.state.cost_usd += cost_usd;
+            // Saturate: an infinite total would serialise as `null` and break `fromJSON`.
+            self.state.cost_usd = (self.state.cost_usd + cost_usd).min(f64::MAX);
         }
         self.state.attempts.push(Attempt {
             n: self.state.calls,
@@ -998,8 +1008,12 @@ impl RepairLoop {
     fn fail(&mut self, classified: &Classified) {
         self.state.by_class.bump(classified.class);
         match classified.class {
-            ErrorClass::Repairable => self.state.repairable_failures += 1,
-            ErrorClass::SemanticInvalid => self.state.semantic_failures += 1,
+            ErrorClass::Repairable => {
+                self.state.repairable_failures = self.state.repairable_failures.saturating_add(1)
+            }
+            ErrorClass::SemanticInvalid => {
+                self.state.semantic_failures = self.state.semantic_failures.saturating_add(1)
+            }
             _ => {}
         }
         if classified.class != ErrorClass::Transient {

@@ -2,6 +2,14 @@
 //! then `retryAfterMs`.
 
 #![cfg(not(target_arch = "wasm32"))]
+// Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 mod common;
 
 use common::*;

@@ -4,6 +4,14 @@
 //! `done first-pass/1` and `degrade hard-fail/1` end the loop after 1 call.
 
 #![cfg(not(target_arch = "wasm32"))]
+// Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 mod common;
 
 use common::*;

@@ -3,6 +3,14 @@
 //! a failure while half-open re-opens.
 
 #![cfg(not(target_arch = "wasm32"))]
+// Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 use selfheal::{BreakerOptions, BreakerState, CircuitBreaker};
 use serde_json::json;
 

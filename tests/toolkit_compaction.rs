@@ -3,6 +3,14 @@
 //! trim tool results, keep the last keepRecent, summarise the older ones.
 
 #![cfg(not(target_arch = "wasm32"))]
+// Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 use proptest::prelude::*;
 use selfheal::toolkit::compaction::{SUMMARY_ACK, SUMMARY_MARKER};
 use selfheal::{

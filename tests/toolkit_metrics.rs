@@ -1,6 +1,14 @@
 //! Metrics (SPEC section 6): windowed summary, alerts, JSONL, bounded memory.
 
 #![cfg(not(target_arch = "wasm32"))]
+// Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 use selfheal::toolkit::metrics::{DEFAULT_SUMMARY_WINDOW_MS, MAX_EVENTS};
 use selfheal::{Alert, AlertLevel, HealingEvent, Metrics};
 use serde_json::json;

@@ -9,6 +9,14 @@
 //! naming the field), hostile values (throwing getters, revoked proxies,
 //! cycles, BigInt, NaN), and a `toJSON`/`JSON.stringify`/`fromJSON` round trip.
 #![cfg(target_arch = "wasm32")]
+// Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 
 use js_sys::{Reflect, JSON};
 use serde_json::{json, Value};

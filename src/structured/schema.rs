@@ -90,13 +90,25 @@ impl CompiledSchema {
             .map(|e| FailureIssue {
                 kind: FailureKind::Schema,
                 path: e.instance_path().as_str().to_string(),
-                message: e.to_string(),
+                // jsonschema quotes the whole failing value; a long reply would make one
+                // issue (and the repair prompt quoting it) as long as the reply itself.
+                message: clip(&e.to_string(), MAX_ISSUE_CHARS),
             })
             .collect();
         Some(FailureReport {
             kinds: vec![FailureKind::Schema],
             issues,
         })
+    }
+}
+
+/// Issue messages are cut to this many code points (the reply itself is quoted separately).
+pub const MAX_ISSUE_CHARS: usize = 300;
+
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}…", s.get(..at).unwrap_or(s)),
     }
 }
 

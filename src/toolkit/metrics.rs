@@ -141,7 +141,8 @@ impl Metrics {
         for e in self.window(window_ms, now) {
             s.total += 1;
             successes += u64::from(e.success);
-            duration += e.duration_ms;
+            // Saturate: huge (finite) durations must not sum to an infinity JSON cannot carry.
+            duration = (duration + e.duration_ms).clamp(-f64::MAX, f64::MAX);
             s.total_tokens_used = s.total_tokens_used.saturating_add(e.tokens_used);
             s.degraded_count += u64::from(e.degraded);
             let n = s.by_category.entry(e.error_category.clone()).or_insert(0);

@@ -50,18 +50,18 @@ export class Schema {
   free(): void;
   [Symbol.dispose](): void;
   /** Throws TypeError on an invalid schema, saying where. Compiled schemas are cached by text. */
-  constructor(schema: object | string);
+  constructor(schema: object | boolean | string);
   /** The schema's canonical JSON text. */
   readonly text: string;
   parse(raw: string, options?: ParseOptions): Parsed;
   /** null = valid. */
   validate(value: unknown): FailureReport | null;
 }
-export function parseStructured(schema: object | string | Schema, raw: string,
+export function parseStructured(schema: object | boolean | string | Schema, raw: string,
                                 options?: ParseOptions): Parsed;
 export type Locale = "en" | "ja" | "zh";
 export interface Prompt { system: string; user: string }
-export function buildRepairPrompt(report: FailureReport, schema: object | string | Schema, raw: string,
+export function buildRepairPrompt(report: FailureReport, schema: object | boolean | string | Schema, raw: string,
                                   options?: { maxRawChars?: number; locale?: Locale }): Prompt;
 
 // ---------- the step-driven loop ----------
@@ -98,7 +98,7 @@ export interface LoopOptions {
   /** The request the host sends first (required). */
   prompt: Prompt;
   /** When absent, any non-empty reply text is the value. */
-  schema?: object | string | Schema;
+  schema?: object | boolean | string | Schema;
   /** default "fix" */
   mode?: "fix" | "reask";
   /** Sent once on semantic-invalid. */

@@ -58,7 +58,13 @@ pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
 
 impl From<Bad> for JsValue {
     fn from(b: Bad) -> JsValue {
-        let msg = format!("selfheal: {} {}", b.field, b.message);
+        // Messages may quote the input; keep them readable whatever the input's size.
+        const MAX: usize = 300;
+        let mut message: String = b.message.chars().take(MAX).collect();
+        if b.message.chars().nth(MAX).is_some() {
+            message.push('…');
+        }
+        let msg = format!("selfheal: {} {}", b.field, message);
         if b.range {
             js_sys::RangeError::new(&msg).into()
         } else {

@@ -22,6 +22,9 @@ thread_local! {
 pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> {
     let text = if let Some(s) = v.as_string() {
         s
+    } else if let Some(b) = v.as_bool() {
+        // `true` accepts anything, `false` nothing: valid JSON Schemas.
+        b.to_string()
     } else if read::is_object(v) {
         match schema_instance_text(v, field)? {
             Some(text) => text,
@@ -31,7 +34,7 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
         return type_err(
             field,
             format!(
-                "must be a JSON Schema object or string, got {}",
+                "must be a JSON Schema (object, boolean or JSON text), got {}",
                 read::type_name(v)
             ),
         );

@@ -6,6 +6,13 @@
 //! step is an outcome and the `now` at which the host feeds it.
 
 #![allow(dead_code)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
 
 use std::sync::Arc;
 
