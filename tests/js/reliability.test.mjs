@@ -34,7 +34,8 @@ WebAssembly.Instance = new Proxy(RealInstance, {
 });
 const selfheal = await import('../../pkg/selfheal.js');
 WebAssembly.Instance = RealInstance;
-const { classify, repairJson, Schema, parseStructured, buildRepairPrompt, RepairLoop, CircuitBreaker } = selfheal;
+const { classify, repairJson, Schema, parseStructured, buildRepairPrompt, RepairLoop, CircuitBreaker,
+  Supervisor, AgentBudget, FallbackChain, DegradationLadder, Metrics, estimateTokens, planCompaction, applySummary } = selfheal;
 const wasmMemory = () => instance.exports.memory.buffer.byteLength;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -140,6 +141,11 @@ function entryPoints() {
   const loop = () => new RepairLoop(baseOptions());
   const state = () => { const l = loop(); l.next(failure({ status: 503 }), NOW); return l.toJSON(); };
   const breakerState = () => new CircuitBreaker().toJSON();
+  const budget = () => new AgentBudget({ maxInputTokens: 100, maxOutputTokens: 100 });
+  const chain = () => new FallbackChain({ primary: 'a', fallbacks: ['b'], timeoutMs: 100 });
+  const ladder = () => new DegradationLadder({ task: 't', failedCapabilities: ['tools'] });
+  const many = Array.from({ length: 12 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: 'word '.repeat(20) }));
+  const plan = () => planCompaction(many, { maxTokens: 50, keepRecent: 2 });
   const schema = new Schema(CITY_SCHEMA);
   const calls = [
     ['repairJson(text)', 'text', (v) => repairJson(v)],
@@ -167,6 +173,34 @@ function entryPoints() {
     ['CircuitBreaker.isOpen(now)', 'now', (v) => new CircuitBreaker().isOpen(v)],
     ['CircuitBreaker.recordFailure(now)', 'now', (v) => new CircuitBreaker().recordFailure(v)],
     ['CircuitBreaker.fromJSON(state)', 'state', (v) => CircuitBreaker.fromJSON(v).free()],
+    // The agent toolkit (SPEC section 6).
+    ['new Supervisor(options)', 'options', (v) => new Supervisor(v, NOW).free()],
+    ['new Supervisor(_, now)', 'now', (v) => new Supervisor({}, v).free()],
+    ['Supervisor.observe(step)', 'step', (v) => new Supervisor({}, NOW).observe(v, NOW)],
+    ['Supervisor.observe(_, now)', 'now', (v) => new Supervisor({}, NOW).observe({ tool: 'x' }, v)],
+    ['Supervisor.verdict(text)', 'text', (v) => new Supervisor({}, NOW).verdict(v)],
+    ['Supervisor.fromJSON(state)', 'state', (v) => Supervisor.fromJSON(v).free()],
+    ['new AgentBudget(options)', 'options', (v) => new AgentBudget(v).free()],
+    ['AgentBudget.record(usage)', 'usage', (v) => budget().record(v)],
+    ['AgentBudget.maxTokensForNextCall(cap)', 'cap', (v) => budget().maxTokensForNextCall(v)],
+    ['AgentBudget.hint(locale)', 'locale', (v) => budget().hint(v)],
+    ['AgentBudget.fromJSON(state)', 'state', (v) => AgentBudget.fromJSON(v).free()],
+    ['new FallbackChain(options)', 'options', (v) => new FallbackChain(v).free()],
+    ['FallbackChain.start(now)', 'now', (v) => chain().start(v)],
+    ['FallbackChain.next(result)', 'result', (v) => { const c = chain(); c.start(NOW); c.next(v, NOW); }],
+    ['FallbackChain.fromJSON(state)', 'state', (v) => FallbackChain.fromJSON(v).free()],
+    ['new DegradationLadder(options)', 'options', (v) => new DegradationLadder(v).free()],
+    ['DegradationLadder.next(result)', 'result', (v) => { const l = ladder(); l.start(); l.next(v); }],
+    ['DegradationLadder.fromJSON(state)', 'state', (v) => DegradationLadder.fromJSON(v).free()],
+    ['estimateTokens(messages)', 'messages', (v) => estimateTokens(v)],
+    ['planCompaction(messages)', 'messages', (v) => planCompaction(v, { maxTokens: 10 })],
+    ['planCompaction(_, options)', 'options', (v) => planCompaction([{ role: 'user', content: 'hi' }], v)],
+    ['applySummary(plan)', 'plan', (v) => applySummary(v, 'summary')],
+    ['applySummary(_, summary)', 'summary', (v) => applySummary(plan(), v)],
+    ['Metrics.record(event)', 'event', (v) => new Metrics().record(v)],
+    ['Metrics.summary(windowMs)', 'windowMs', (v) => new Metrics().summary(v, NOW)],
+    ['Metrics.summary(_, now)', 'now', (v) => new Metrics().summary(1000, v)],
+    ['Metrics.alerts(now)', 'now', (v) => new Metrics().alerts(v)],
   ];
   // Hostile values one level down, where the readers go field by field.
   const nested = [
