@@ -2,7 +2,7 @@
 //!
 //! Run: `CHROMEDRIVER=/usr/bin/chromedriver wasm-pack test --headless --chrome -- --test web_hostile`
 //!
-//! Every export (`classify`, `repairJson`, `Schema`, `parseStructured`,
+//! Every export (`classify`, `repairJson`, `Schema`, `parseStructured`, the agent toolkit,
 //! `buildRepairPrompt`, `RepairLoop` constructor/`next`/`abort`/`fromJSON`,
 //! `CircuitBreaker`) gets every hostile value in every argument and in the
 //! nested option fields: cyclic objects, getters and proxy traps that throw,
@@ -771,4 +771,217 @@ fn a_tampered_snapshot_never_traps_the_debug_build() {
         assert!(problem.is_none(), "{problem:?}");
     }
     assert_healthy("tampered snapshots");
+}
+
+use selfheal::wasm::toolkit_js::{
+    apply_summary, estimate_tokens, plan_compaction, JsAgentBudget, JsDegradationLadder,
+    JsFallbackChain, JsMetrics, JsSupervisor,
+};
+
+
+fn budget() -> Result<JsAgentBudget, JsValue> {
+    JsAgentBudget::new(js(json!({"maxInputTokens": 100, "maxOutputTokens": 100})))
+}
+
+fn chain() -> Result<JsFallbackChain, JsValue> {
+    JsFallbackChain::new(js(
+        json!({"primary": "a", "fallbacks": ["b"], "timeoutMs": 100}),
+    ))
+}
+
+fn ladder() -> Result<JsDegradationLadder, JsValue> {
+    JsDegradationLadder::new(js(json!({"task": "t", "failedCapabilities": ["tools"]})))
+}
+
+fn supervisor() -> Result<JsSupervisor, JsValue> {
+    JsSupervisor::new(js(json!({})), NOW.into())
+}
+
+fn compaction_plan() -> Result<JsValue, JsValue> {
+    let many: Vec<Value> = (0..12)
+        .map(|i| json!({"role": if i % 2 == 1 { "assistant" } else { "user" }, "content": "word ".repeat(20)}))
+        .collect();
+    plan_compaction(
+        js(json!(many)),
+        js(json!({"maxTokens": 50, "keepRecent": 2})),
+    )
+}
+
+/// Every argument of every agent-toolkit export (SPEC section 6).
+fn toolkit_calls() -> Vec<(&'static str, &'static str, Call)> {
+    vec![
+        (
+            "new Supervisor(options)",
+            "options",
+            Box::new(|v| JsSupervisor::new(v, NOW.into()).map(drop)),
+        ),
+        (
+            "new Supervisor(_, now)",
+            "now",
+            Box::new(|v| JsSupervisor::new(js(json!({})), v).map(drop)),
+        ),
+        (
+            "Supervisor.observe(step)",
+            "step",
+            Box::new(|v| supervisor()?.observe(v, NOW.into()).map(drop)),
+        ),
+        (
+            "Supervisor.observe(_, now)",
+            "now",
+            Box::new(|v| supervisor()?.observe(js(json!({"tool": "x"})), v).map(drop)),
+        ),
+        (
+            "Supervisor.verdict(text)",
+            "text",
+            Box::new(|v| supervisor()?.verdict(v).map(drop)),
+        ),
+        (
+            "Supervisor.fromJSON(state)",
+            "state",
+            Box::new(|v| JsSupervisor::from_json(v).map(drop)),
+        ),
+        (
+            "new AgentBudget(options)",
+            "options",
+            Box::new(|v| JsAgentBudget::new(v).map(drop)),
+        ),
+        (
+            "AgentBudget.record(usage)",
+            "usage",
+            Box::new(|v| budget()?.record(v)),
+        ),
+        (
+            "AgentBudget.maxTokensForNextCall(cap)",
+            "cap",
+            Box::new(|v| budget()?.max_tokens_for_next_call(v).map(drop)),
+        ),
+        (
+            "AgentBudget.hint(locale)",
+            "locale",
+            Box::new(|v| budget()?.hint(v).map(drop)),
+        ),
+        (
+            "AgentBudget.fromJSON(state)",
+            "state",
+            Box::new(|v| JsAgentBudget::from_json(v).map(drop)),
+        ),
+        (
+            "new FallbackChain(options)",
+            "options",
+            Box::new(|v| JsFallbackChain::new(v).map(drop)),
+        ),
+        (
+            "FallbackChain.start(now)",
+            "now",
+            Box::new(|v| chain()?.start(v).map(drop)),
+        ),
+        (
+            "FallbackChain.next(result)",
+            "result",
+            Box::new(|v| {
+                let c = chain()?;
+                c.start(NOW.into())?;
+                c.next(v, NOW.into()).map(drop)
+            }),
+        ),
+        (
+            "FallbackChain.fromJSON(state)",
+            "state",
+            Box::new(|v| JsFallbackChain::from_json(v).map(drop)),
+        ),
+        (
+            "new DegradationLadder(options)",
+            "options",
+            Box::new(|v| JsDegradationLadder::new(v).map(drop)),
+        ),
+        (
+            "DegradationLadder.next(result)",
+            "result",
+            Box::new(|v| {
+                let l = ladder()?;
+                l.start()?;
+                l.next(v).map(drop)
+            }),
+        ),
+        (
+            "DegradationLadder.fromJSON(state)",
+            "state",
+            Box::new(|v| JsDegradationLadder::from_json(v).map(drop)),
+        ),
+        (
+            "estimateTokens(messages)",
+            "messages",
+            Box::new(|v| estimate_tokens(v).map(drop)),
+        ),
+        (
+            "planCompaction(messages)",
+            "messages",
+            Box::new(|v| plan_compaction(v, js(json!({"maxTokens": 10}))).map(drop)),
+        ),
+        (
+            "planCompaction(_, options)",
+            "options",
+            Box::new(|v| {
+                plan_compaction(js(json!([{"role": "user", "content": "hi"}])), v).map(drop)
+            }),
+        ),
+        (
+            "applySummary(plan)",
+            "plan",
+            Box::new(|v| apply_summary(v, "summary".into()).map(drop)),
+        ),
+        (
+            "applySummary(_, summary)",
+            "summary",
+            Box::new(|v| apply_summary(compaction_plan()?, v).map(drop)),
+        ),
+        (
+            "Metrics.record(event)",
+            "event",
+            Box::new(|v| JsMetrics::new().record(v)),
+        ),
+        (
+            "Metrics.summary(windowMs)",
+            "windowMs",
+            Box::new(|v| JsMetrics::new().summary(v, NOW.into()).map(drop)),
+        ),
+        (
+            "Metrics.summary(_, now)",
+            "now",
+            Box::new(|v| JsMetrics::new().summary(1000.0.into(), v).map(drop)),
+        ),
+        (
+            "Metrics.alerts(now)",
+            "now",
+            Box::new(|v| JsMetrics::new().alerts(v).map(drop)),
+        ),
+        (
+            "Metrics.fromJSON(state)",
+            "state",
+            Box::new(|v| JsMetrics::from_json(v).map(drop)),
+        ),
+    ]
+}
+
+#[wasm_bindgen_test]
+fn every_toolkit_export_takes_every_hostile_value_without_trapping() {
+    let mut problems = Vec::new();
+    let mut n = 0;
+    for (label, field, call) in toolkit_calls() {
+        let call = std::rc::Rc::new(call);
+        for (name, v) in values(false) {
+            let c = call.clone();
+            if let Some(p) = probe(&format!("{label} with {name}"), field, move || c(v.clone())) {
+                problems.push(p);
+            }
+            n += 1;
+        }
+        assert_healthy(label);
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {n} calls:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
