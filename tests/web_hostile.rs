@@ -778,7 +778,6 @@ use selfheal::wasm::toolkit_js::{
     JsFallbackChain, JsMetrics, JsSupervisor,
 };
 
-
 fn budget() -> Result<JsAgentBudget, JsValue> {
     JsAgentBudget::new(js(json!({"maxInputTokens": 100, "maxOutputTokens": 100})))
 }
