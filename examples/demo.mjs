@@ -8,32 +8,12 @@
 import { RepairLoop } from "../pkg/selfheal.js";
 import { runRepairLoop } from "./host-loop.mjs";
 import { ScriptedModel, apiError } from "./mock-model.mjs";
+import { ORDER_SCHEMA, ORDER_PROMPT, GOOD_TEXT } from "../www/lib/scenario.js";
 
-const orderSchema = {
-  type: "object",
-  required: ["orderId", "items", "total"],
-  additionalProperties: false,
-  properties: {
-    orderId: { type: "string", pattern: "^ORD-[0-9]{4}$" },
-    items: {
-      type: "array",
-      minItems: 1,
-      items: {
-        type: "object",
-        required: ["sku", "qty", "price"],
-        properties: { sku: { type: "string" }, qty: { type: "integer", minimum: 1 }, price: { type: "number" } },
-      },
-    },
-    total: { type: "number" },
-  },
-};
-
-const prompt = {
-  system: "You extract orders as JSON matching the schema. Reply with JSON only.",
-  user: "Order ORD-1042: two mugs at 12.50 each and one teapot at 30.",
-};
-
-const good = '{"orderId":"ORD-1042","items":[{"sku":"mug","qty":2,"price":12.5},{"sku":"teapot","qty":1,"price":30}],"total":55}';
+// The same order task the playground uses (www/lib/scenario.js): one source for both.
+const orderSchema = ORDER_SCHEMA;
+const prompt = ORDER_PROMPT;
+const good = GOOD_TEXT;
 
 const scenarios = [
   {
