@@ -25,6 +25,23 @@ wasm-bindgen --target nodejs --out-dir "$stage" --out-name selfheal "$raw_wasm"
 wasm-bindgen --target web --out-dir "$stage/web" --out-name selfheal "$raw_wasm"
 # The raw-export declarations are only for wasm-bindgen's bundler target; nothing here uses them.
 rm -f "$stage/selfheal_bg.wasm.d.ts" "$stage/web/selfheal_bg.wasm.d.ts"
+# JS snippets (js/gather.js) are ES modules; the nodejs glue require()s them, which only newer
+# Node versions do for ESM. Rewrite them to CommonJS there: `export function f` -> `function f`
+# plus `module.exports.f = f` (the only export form the snippets use).
+find "$stage/snippets" -name '*.js' -print0 2>/dev/null | while IFS= read -r -d '' snippet; do
+  node -e '
+    const fs = require("fs");
+    const file = process.argv[1];
+    const src = fs.readFileSync(file, "utf8");
+    const names = [...src.matchAll(/^export function (\w+)/gm)].map((m) => m[1]);
+    if (/^\s*(import|export)\b(?! function)/m.test(src)) {
+      console.error(`build: ${file}: only "export function" is supported in snippets`);
+      process.exit(1);
+    }
+    const cjs = src.replace(/^export function /gm, "function ");
+    fs.writeFileSync(file, `"use strict";\n${cjs}\n${names.map((n) => `module.exports.${n} = ${n};`).join("\n")}\n`);
+  ' "$snippet"
+done
 
 # The features Rust's wasm32-unknown-unknown target emits by default.
 optimize() {

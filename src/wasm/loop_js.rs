@@ -476,6 +476,9 @@ fn random_seed() -> u64 {
 // ---------- outcomes ----------
 
 fn outcome_arg(v: &JsValue) -> Read<Outcome> {
+    if let Some((error, cost_usd)) = read::error_outcome(v) {
+        return Ok(Outcome::Error { error, cost_usd });
+    }
     if !read::is_object(v) {
         return type_err(
             "outcome",

@@ -4,22 +4,19 @@
 //! getter that throws, a revoked `Proxy` or a trap that throws becomes an
 //! absent field (for `classify`) or a `TypeError` naming the field (for
 //! options). No borrow of a selfheal object is held while user code can run.
+//! Thrown errors, read in many places at once, are gathered by a JS helper
+//! (js/gather.js) in one crossing instead.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use js_sys::{Array, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::classify::ErrorInfo;
 
-/// Headers and own keys are scanned up to this many entries (hostile objects can be huge).
-const MAX_ENTRIES: u32 = 256;
-
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
-    fn array_from(v: &JsValue) -> Result<Array, JsValue>;
     // `Array.isArray` throws on a revoked Proxy: imported with catch.
     #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
     fn array_is_array(v: &JsValue) -> Result<bool, JsValue>;
@@ -348,135 +345,128 @@ pub fn json_text(v: &JsValue, p: &str) -> Read<String> {
 
 // ---------- errors for classify ----------
 
-/// Everything SPEC section 3 reads from a thrown value. Never throws.
+#[wasm_bindgen(module = "/js/gather.js")]
+extern "C" {
+    /// Every place SPEC section 3 reads, gathered in one call (js/gather.js). Imported with
+    /// `catch` although it never throws by design.
+    #[wasm_bindgen(catch, js_name = gatherError)]
+    fn gather_error(error: &JsValue) -> Result<String, JsValue>;
+    /// `{kind: "error", error, costUsd?}` in one call, or "" for any other outcome.
+    #[wasm_bindgen(catch, js_name = gatherErrorOutcome)]
+    fn gather_error_outcome(outcome: &JsValue) -> Result<String, JsValue>;
+}
+
+/// A string or a finite number, as js/gather.js keeps them.
+enum Scalar {
+    Text(String),
+    Number(f64),
+}
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_string()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v as f64))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v as f64))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Scalar {
+    fn into_string(self) -> String {
+        match self {
+            Scalar::Text(s) => s,
+            Scalar::Number(n) => n.to_string(),
+        }
+    }
+
+    fn status(&self) -> Option<u16> {
+        let n = match self {
+            Scalar::Number(n) => *n,
+            Scalar::Text(s) => s.trim().parse::<f64>().ok()?,
+        };
+        (n.fract() == 0.0 && (100.0..=999.0).contains(&n)).then_some(n as u16)
+    }
+}
+
+/// What js/gather.js reads, positionally:
+/// `[present, name, className, status[], types[], codes[], messages[], [name, value][]]`.
+#[derive(serde::Deserialize)]
+struct Gathered(
+    bool,
+    Option<String>,
+    Option<String>,
+    Vec<Scalar>,
+    Vec<String>,
+    Vec<Scalar>,
+    Vec<String>,
+    Vec<(String, Scalar)>,
+);
+
+impl From<Gathered> for ErrorInfo {
+    fn from(g: Gathered) -> ErrorInfo {
+        let Gathered(present, name, class_name, status, types, codes, messages, headers) = g;
+        ErrorInfo {
+            present,
+            name,
+            class_name,
+            status: status.iter().find_map(Scalar::status),
+            headers: headers
+                .into_iter()
+                .map(|(name, value)| (name.to_ascii_lowercase(), value.into_string()))
+                .collect(),
+            types,
+            codes: codes.into_iter().map(Scalar::into_string).collect(),
+            messages,
+        }
+    }
+}
+
+/// Everything SPEC section 3 reads from a thrown value. Never throws: anything unreadable is
+/// absent. The reading itself happens in js/gather.js, in one boundary crossing.
 pub fn error_info(error: &JsValue) -> ErrorInfo {
-    let mut info = ErrorInfo {
-        present: !is_nullish(error),
-        ..ErrorInfo::default()
-    };
-    if !info.present {
-        return info;
+    match gather_error(error)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Gathered>(&text).ok())
+    {
+        Some(g) => g.into(),
+        // Not reachable by design (the gatherer catches everything and only emits what this
+        // reads); should it ever happen, the error is present and says nothing.
+        None => ErrorInfo {
+            present: !is_nullish(error),
+            ..ErrorInfo::default()
+        },
     }
-    if let Some(msg) = error.as_string() {
-        // Something threw a bare string.
-        info.messages.push(msg);
-        return info;
-    }
-    let inner = get(error, "error");
-    let inner2 = get(&inner, "error");
-    let response = get(error, "response");
-    let cause = get(error, "cause");
-
-    info.name = get(error, "name").as_string();
-    info.class_name = get(&get(error, "constructor"), "name").as_string();
-    info.status = [
-        get(error, "status"),
-        get(error, "statusCode"),
-        get(&response, "status"),
-    ]
-    .iter()
-    .find_map(status_of);
-    for v in [
-        get(&inner, "type"),
-        get(&inner2, "type"),
-        get(error, "type"),
-    ] {
-        if let Some(s) = v.as_string() {
-            info.types.push(s);
-        }
-    }
-    for v in [
-        get(error, "code"),
-        get(&cause, "code"),
-        get(&inner, "code"),
-        get(&inner2, "code"),
-    ] {
-        if let Some(s) = scalar_string(&v) {
-            info.codes.push(s);
-        }
-    }
-    // Deeper causes, after the places SPEC lists: undici hides the socket error two
-    // levels down (SDK error -> TypeError('fetch failed') -> SocketError).
-    let mut deeper = get(&cause, "cause");
-    for _ in 0..3 {
-        if let Some(s) = scalar_string(&get(&deeper, "code")) {
-            info.codes.push(s);
-        }
-        deeper = get(&deeper, "cause");
-    }
-    for v in [
-        get(error, "message"),
-        get(&inner, "message"),
-        get(&inner2, "message"),
-    ] {
-        if let Some(s) = v.as_string() {
-            info.messages.push(s);
-        }
-    }
-    let headers = get(error, "headers");
-    let headers = if is_object(&headers) {
-        headers
-    } else {
-        get(&response, "headers")
-    };
-    info.headers = header_pairs(&headers);
-    info
 }
 
-fn status_of(v: &JsValue) -> Option<u16> {
-    let n = v
-        .as_f64()
-        .or_else(|| v.as_string().and_then(|s| s.trim().parse::<f64>().ok()))?;
-    (n.fract() == 0.0 && (100.0..=999.0).contains(&n)).then_some(n as u16)
-}
-
-fn scalar_string(v: &JsValue) -> Option<String> {
-    if let Some(s) = v.as_string() {
-        return Some(s);
+/// The fast path of reading an outcome: `Some((error, costUsd))` when it is
+/// `{kind: "error", error, costUsd?}` with a valid cost, read in one crossing; `None` for every
+/// other outcome, which the caller then reads field by field (with its errors for bad fields).
+pub fn error_outcome(outcome: &JsValue) -> Option<(ErrorInfo, f64)> {
+    let text = gather_error_outcome(outcome).ok()?;
+    if text.is_empty() {
+        return None;
     }
-    v.as_f64().filter(|n| n.is_finite()).map(|n| n.to_string())
-}
-
-/// Header pairs from a `Headers`, a `Map` or a plain object; names lower-cased.
-fn header_pairs(h: &JsValue) -> Vec<(String, String)> {
-    if !is_object(h) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    if h.is_instance_of::<web_sys::Headers>() || h.is_instance_of::<js_sys::Map>() {
-        // Both iterate as [name, value] pairs; Array.from is imported with catch.
-        if let Ok(pairs) = array_from(h) {
-            for i in 0..pairs.length().min(MAX_ENTRIES) {
-                let pair = Reflect::get_u32(&pairs, i).unwrap_or(JsValue::UNDEFINED);
-                let k = Reflect::get_u32(&pair, 0).unwrap_or(JsValue::UNDEFINED);
-                let v = Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED);
-                push_header(&mut out, &k, &v);
-            }
-        }
-        return out;
-    }
-    if let Ok(keys) = Reflect::own_keys(h) {
-        for i in 0..keys.length().min(MAX_ENTRIES) {
-            let k = Reflect::get_u32(&keys, i).unwrap_or(JsValue::UNDEFINED);
-            if k.is_string() {
-                let v = Reflect::get(h, &k).unwrap_or(JsValue::UNDEFINED);
-                push_header(&mut out, &k, &v);
-            }
-        }
-    }
-    out
-}
-
-fn push_header(out: &mut Vec<(String, String)>, k: &JsValue, v: &JsValue) {
-    let Some(name) = k.as_string() else { return };
-    let value = if is_array(v) {
-        scalar_string(&Reflect::get_u32(v, 0).unwrap_or(JsValue::UNDEFINED))
-    } else {
-        scalar_string(v)
-    };
-    if let Some(value) = value {
-        out.push((name.to_ascii_lowercase(), value));
-    }
+    let (cost, g) = serde_json::from_str::<(f64, Gathered)>(&text).ok()?;
+    Some((g.into(), cost))
 }
 
 /// `Validation` for classify: never throws; anything unreadable is absent.

@@ -66,12 +66,24 @@ async function nodeRun(file) {
 }
 
 test("the tarball holds the two builds, the workerd entry, heal() and nothing else", () => {
-  assert.deepEqual(files, [
+  // wasm-bindgen puts JS snippets under snippets/<crate>-<hash>/; the hash is its own business.
+  const snippet = (f) => f.replace(/^(web\/)?snippets\/selfheal-[0-9a-f]+\//, "$1snippets/selfheal-HASH/");
+  assert.deepEqual(files.map(snippet), [
     "README.md", "package.json", "heal.d.mts", "heal.mjs",
-    "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
+    "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm", "snippets/selfheal-HASH/js/gather.js",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
+    "web/snippets/selfheal-HASH/js/gather.js",
     "workerd.js",
   ].sort());
+  // The web build ships the snippet as written (ESM); the CommonJS glue gets a CommonJS copy.
+  const source = readFileSync(join(ROOT, "js", "gather.js"), "utf8");
+  const web = files.find((f) => f.startsWith("web/snippets/"));
+  const node = files.find((f) => f.startsWith("snippets/"));
+  assert.equal(readFileSync(join(PKG, web), "utf8"), source);
+  const cjs = readFileSync(join(PKG, node), "utf8");
+  assert.doesNotMatch(cjs, /^\s*(export|import)\b/m, "no ESM syntax in the CommonJS snippet");
+  assert.match(cjs, /^module\.exports\.gatherError = gatherError;$/m);
+  assert.match(cjs, /^module\.exports\.gatherErrorOutcome = gatherErrorOutcome;$/m);
   const meta = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
   const cargo = readFileSync(join(ROOT, "Cargo.toml"), "utf8");
   assert.equal(meta.name, "selfheal");
