@@ -442,6 +442,11 @@ impl RepairLoop {
         &self.config
     }
 
+    /// Whether a final instruction has been given (`next` now repeats it).
+    pub fn is_finished(&self) -> bool {
+        self.state.final_instruction.is_some()
+    }
+
     pub fn attempts(&self) -> &[Attempt] {
         &self.state.attempts
     }

@@ -7,12 +7,13 @@ use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 
 use super::read::{self, range_err, type_err, Read};
-use super::structured_js::{locale_value, schema_arg, with_cache};
+use super::structured_js::{json_parse_js, locale_value, schema_arg, with_cache};
 use super::{to_js_json, to_js_plain};
 use crate::backoff::{Backoff, Jitter};
 use crate::prompt::Prompt;
 use crate::repair_loop::{
-    Budget, FallbackPlan, LoopConfig, Mode, OptionError, Outcome, RepairLoop, Snapshot, Usage,
+    Budget, FallbackPlan, Instruction, LoopConfig, Mode, OptionError, Outcome, RepairLoop,
+    Snapshot, Usage,
 };
 use crate::toolkit::{BreakerOptions, CircuitBreaker};
 
@@ -210,19 +211,22 @@ impl JsRepairLoop {
     /// Feed an outcome; get the next instruction.
     pub fn next(&self, outcome: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         // Read everything first: getters may run user code.
-        let outcome = outcome_arg(&outcome)?;
+        let (outcome, reply_js) = outcome_arg(&outcome)?;
         let now = read::now_arg(&now)?;
-        let instruction = {
+        let (instruction, fresh) = {
             let mut inner = self.inner.try_borrow_mut().map_err(|_| busy())?;
-            match &self.breaker {
+            // A finished loop repeats its final instruction, which is not about this reply.
+            let fresh = !inner.is_finished();
+            let instruction = match &self.breaker {
                 Some(b) => {
                     let mut b = b.try_borrow_mut().map_err(|_| busy())?;
                     inner.next(outcome, now, Some(&mut b))
                 }
                 None => inner.next(outcome, now, None),
-            }
+            };
+            (instruction, fresh)
         };
-        to_js_json(&instruction)
+        instruction_to_js(&instruction, reply_js.as_ref().filter(|_| fresh))
     }
 
     pub fn abort(&self, reason: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
@@ -463,22 +467,101 @@ fn seed_value(v: &JsValue) -> Read<u64> {
     })
 }
 
-/// The default seed, from the platform's random source (crypto.getRandomValues).
+thread_local! {
+    /// Where default seeds come from: a SplitMix64 stream seeded once per instance from the
+    /// platform's random source. `crypto.getRandomValues` per loop cost ~3.5 us (Node's
+    /// webcrypto), a tenth of `new RepairLoop`; jitter needs distinct, unpredictable-enough
+    /// seeds, not a fresh draw from the OS each time.
+    static SEEDS: RefCell<Option<crate::backoff::Rng>> = const { RefCell::new(None) };
+}
+
+/// The default seed: the next draw of [`SEEDS`], seeded on first use from
+/// crypto.getRandomValues (or the clock where there is no random source).
 fn random_seed() -> u64 {
-    let mut bytes = [0u8; 8];
-    match getrandom::fill(&mut bytes) {
-        Ok(()) => u64::from_le_bytes(bytes),
-        // No random source: fall back to the clock, which still varies per loop.
-        Err(_) => js_sys::Date::now().to_bits(),
+    SEEDS.with(|cell| {
+        let Ok(mut seeds) = cell.try_borrow_mut() else {
+            return js_sys::Date::now().to_bits();
+        };
+        seeds
+            .get_or_insert_with(|| {
+                let mut bytes = [0u8; 8];
+                crate::backoff::Rng::new(match getrandom::fill(&mut bytes) {
+                    Ok(()) => u64::from_le_bytes(bytes),
+                    Err(_) => js_sys::Date::now().to_bits(),
+                })
+            })
+            .next_u64()
+    })
+}
+
+/// An instruction as JS. A `done` that holds the reply exactly as the host passed it (strict
+/// JSON, nothing repaired) takes its `value` from `JSON.parse` of the host's own string and
+/// its `text` as that string, instead of serialising the value and copying the text out of
+/// wasm memory: the same values (see `checked_to_js` in structured_js.rs), for less than half
+/// the time of `next()` on a 0.5 KB reply.
+fn instruction_to_js(
+    instruction: &Instruction,
+    reply_js: Option<&JsValue>,
+) -> Result<JsValue, JsValue> {
+    let (
+        Instruction::Done {
+            text,
+            source,
+            fixes,
+            attempts,
+            cost_usd,
+            ..
+        },
+        Some(reply_js),
+    ) = (instruction, reply_js)
+    else {
+        return to_js_json(instruction);
+    };
+    // `text` is the reply read from `reply_js` when nothing was repaired; U+FFFD may stand
+    // for a lone surrogate of the JS string, which JSON.parse would keep.
+    if !fixes.is_empty() || text.contains('\u{FFFD}') {
+        return to_js_json(instruction);
     }
+    let Ok(value) = json_parse_js(reply_js) else {
+        return to_js_json(instruction);
+    };
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct DoneShell<'a> {
+        r#type: &'static str,
+        value: (),
+        text: (),
+        source: &'a crate::repair_loop::Source,
+        fixes: &'a [crate::structured::Fix],
+        attempts: u32,
+        cost_usd: f64,
+    }
+    let shell = to_js_json(&DoneShell {
+        r#type: "done",
+        value: (),
+        text: (),
+        source,
+        fixes,
+        attempts: *attempts,
+        cost_usd: *cost_usd,
+    })?;
+    // Own data properties of the parsed shell: setting them runs no setter.
+    js_sys::Reflect::set(&shell, &JsValue::from_str("value"), &value)?;
+    js_sys::Reflect::set(&shell, &JsValue::from_str("text"), reply_js)?;
+    Ok(shell)
 }
 
 // ---------- outcomes ----------
 
-fn outcome_arg(v: &JsValue) -> Read<Outcome> {
+/// The outcome, and for a reply the JS string its text was read from (see `instruction_to_js`).
+fn outcome_arg(v: &JsValue) -> Read<(Outcome, Option<JsValue>)> {
     if let Some((error, cost_usd)) = read::error_outcome(v) {
-        return Ok(Outcome::Error { error, cost_usd });
+        return Ok((Outcome::Error { error, cost_usd }, None));
     }
+    outcome_fields(v)
+}
+
+fn outcome_fields(v: &JsValue) -> Read<(Outcome, Option<JsValue>)> {
     if !read::is_object(v) {
         return type_err(
             "outcome",
@@ -487,25 +570,48 @@ fn outcome_arg(v: &JsValue) -> Read<Outcome> {
     }
     let kind = read::req_string(v, "kind", "outcome")?;
     match kind.as_str() {
-        "reply" => Ok(Outcome::Reply {
-            text: read::req_string(v, "text", "outcome")?,
-            stop_reason: read::opt_string(v, "stopReason", "outcome")?,
-            cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
-            usage: usage_value(v)?,
-        }),
+        "reply" => {
+            // Read once: the string is both the text and (see `instruction_to_js`) the source
+            // of the `done` value, so a getter cannot make them differ.
+            let text_js = read::field(v, "text", "outcome.text")?;
+            let Some(text) = text_js.as_string() else {
+                return if read::is_nullish(&text_js) {
+                    type_err("outcome.text", "is required and must be a string")
+                } else {
+                    type_err(
+                        "outcome.text",
+                        format!("must be a string, got {}", read::type_name(&text_js)),
+                    )
+                };
+            };
+            let outcome = Outcome::Reply {
+                text,
+                stop_reason: read::opt_string(v, "stopReason", "outcome")?,
+                cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
+                usage: usage_value(v)?,
+            };
+            Ok((outcome, Some(text_js)))
+        }
         "error" => {
             let error = read::field(v, "error", "outcome.error")?;
-            Ok(Outcome::Error {
+            let outcome = Outcome::Error {
                 error: read::error_info(&error),
                 cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
-            })
+            };
+            Ok((outcome, None))
         }
-        "rejected" => Ok(Outcome::Rejected {
-            reason: read::req_string(v, "reason", "outcome")?,
-        }),
-        "invalid" => Ok(Outcome::Invalid {
-            reason: read::req_string(v, "reason", "outcome")?,
-        }),
+        "rejected" => Ok((
+            Outcome::Rejected {
+                reason: read::req_string(v, "reason", "outcome")?,
+            },
+            None,
+        )),
+        "invalid" => Ok((
+            Outcome::Invalid {
+                reason: read::req_string(v, "reason", "outcome")?,
+            },
+            None,
+        )),
         k => type_err(
             "outcome.kind",
             format!("must be \"reply\", \"error\", \"rejected\" or \"invalid\", got {k:?}"),

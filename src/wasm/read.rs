@@ -334,12 +334,20 @@ pub fn json_text(v: &JsValue, p: &str) -> Read<String> {
     match js_sys::JSON::stringify(v) {
         Ok(s) => match s.as_string() {
             Some(s) => Ok(s),
-            None => type_err(p, format!("is not JSON-serialisable ({})", type_name(v))),
+            None => not_serialisable(p, v, None),
         },
-        Err(e) => type_err(
+        Err(e) => not_serialisable(p, v, Some(&e)),
+    }
+}
+
+/// The `TypeError` for a value `JSON.stringify` refused (`thrown`) or turned into nothing.
+pub fn not_serialisable<T>(p: &str, v: &JsValue, thrown: Option<&JsValue>) -> Read<T> {
+    match thrown {
+        Some(e) => type_err(
             p,
-            format!("is not JSON-serialisable: {}", describe_thrown(&e)),
+            format!("is not JSON-serialisable: {}", describe_thrown(e)),
         ),
+        None => type_err(p, format!("is not JSON-serialisable ({})", type_name(v))),
     }
 }
 

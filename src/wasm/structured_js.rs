@@ -16,21 +16,31 @@ thread_local! {
     /// Compiled schemas of this wasm instance, by text. A memo, not state:
     /// it changes no result, only how often a schema is compiled.
     static CACHE: RefCell<SchemaCache> = RefCell::new(SchemaCache::default());
+    /// The compiled schemas js/schema_keys.js knows by slot number.
+    static SLOTS: RefCell<Vec<Option<Arc<CompiledSchema>>>> = const { RefCell::new(Vec::new()) };
+}
+
+#[wasm_bindgen(module = "/js/schema_keys.js")]
+extern "C" {
+    /// A slot number, the schema's JSON text (a miss), `null` for a `Schema` instance or
+    /// `undefined`; throws what `JSON.stringify` throws.
+    #[wasm_bindgen(catch, js_name = schemaLookup)]
+    fn schema_lookup(schema: &JsValue) -> Result<JsValue, JsValue>;
+    /// The slot the last missed text now has.
+    #[wasm_bindgen(js_name = schemaRemember)]
+    fn schema_remember() -> i32;
 }
 
 /// Compile (or fetch from the cache) a schema given as an object, a string or a `Schema`.
 pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> {
-    let text = if let Some(s) = v.as_string() {
-        s
-    } else if let Some(b) = v.as_bool() {
+    if let Some(s) = v.as_string() {
+        return compile_text(&s, field);
+    }
+    if let Some(b) = v.as_bool() {
         // `true` accepts anything, `false` nothing: valid JSON Schemas.
-        b.to_string()
-    } else if read::is_object(v) {
-        match schema_instance_text(v, field)? {
-            Some(text) => text,
-            None => read::json_text(v, field)?,
-        }
-    } else {
+        return compile_text(&b.to_string(), field);
+    }
+    if !read::is_object(v) {
         return type_err(
             field,
             format!(
@@ -38,8 +48,49 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
                 read::type_name(v)
             ),
         );
+    }
+    let found = match schema_lookup(v) {
+        Ok(found) => found,
+        Err(thrown) => return read::not_serialisable(field, v, Some(&thrown)),
     };
-    compile_text(&text, field)
+    if let Some(slot) = found.as_f64() {
+        let hit = SLOTS.with(|s| {
+            s.try_borrow()
+                .ok()
+                .and_then(|s| s.get(slot as usize).cloned().flatten())
+        });
+        if let Some(hit) = hit {
+            return Ok(hit);
+        }
+        // The slot is unknown here (cannot happen while the two sides stay in step): the
+        // text path below gives the same answer.
+        return compile_text(&read::json_text(v, field)?, field);
+    }
+    let text = match found.as_string() {
+        Some(text) => text,
+        None if found.is_null() => match schema_instance_text(v, field)? {
+            Some(text) => text,
+            None => read::json_text(v, field)?,
+        },
+        None => return read::not_serialisable(field, v, None),
+    };
+    let compiled = compile_text(&text, field)?;
+    if !found.is_null() {
+        let slot = schema_remember();
+        if let Ok(slot) = usize::try_from(slot) {
+            SLOTS.with(|s| {
+                if let Ok(mut s) = s.try_borrow_mut() {
+                    if s.len() <= slot {
+                        s.resize(slot + 1, None);
+                    }
+                    if let Some(entry) = s.get_mut(slot) {
+                        *entry = Some(compiled.clone());
+                    }
+                }
+            });
+        }
+    }
+    Ok(compiled)
 }
 
 pub(crate) fn compile_text(text: &str, field: &str) -> Read<Arc<CompiledSchema>> {
@@ -167,7 +218,7 @@ extern "C" {
     /// out of wasm memory and a UTF-8 decode). Imported with `catch`, like every import called
     /// on user values; only ever given text that serde_json accepted.
     #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
-    fn json_parse_js(text: &JsValue) -> Result<JsValue, JsValue>;
+    pub(crate) fn json_parse_js(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// A parse result as JS. A successful one is `{ ok, value, fixes }` where `value` is

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Schema, parseStructured, classify, RepairLoop } from '../../pkg/selfheal.js';
+import { Schema, parseStructured, classify, RepairLoop, repairJson } from '../../pkg/selfheal.js';
 import { NOW, PROMPT } from './helpers.mjs';
 
 const ANY = new Schema({});
@@ -62,4 +62,119 @@ test('cached property names: getters, proxies and re-entrant reads still behave'
   const loop = new RepairLoop({ prompt: PROMPT, schema: {}, seed: 1 });
   assert.equal(loop.next({ kind: 'reply', text: '{"a":1}' }, NOW).type, 'done');
   loop.free();
+});
+
+test('schemas found by text in JS (js/schema_keys.js): same text same schema, changed text recompiled', () => {
+  const schema = { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } };
+  assert.equal(new Schema(schema).parse('{"a": 1}').ok, true);
+  // The same object, mutated: its new text must not find the old compiled form.
+  schema.required = ['b'];
+  const mutated = new Schema(schema);
+  assert.equal(mutated.parse('{"a": 1}').ok, false);
+  assert.equal(mutated.parse('{"b": 1}').ok, true);
+  schema.required = ['a'];
+  assert.equal(new Schema(schema).parse('{"a": 1}').ok, true);
+  // Texts of the same length that differ are different schemas.
+  assert.equal(new Schema({ required: ['x'] }).parse('{"y":0}').ok, false);
+  assert.equal(new Schema({ required: ['y'] }).parse('{"y":0}').ok, true);
+  // Past the 64 slots the oldest go, and come back compiled right.
+  const many = Array.from({ length: 150 }, (_, i) => ({ required: [`k${i}`] }));
+  for (let round = 0; round < 2; round++) {
+    many.forEach((s, i) => {
+      const compiled = new Schema(s);
+      assert.equal(compiled.parse(`{"k${i}": 0}`).ok, true, `round ${round} schema ${i}`);
+      assert.equal(compiled.parse(`{"k${i + 1}": 0}`).ok, false, `round ${round} schema ${i}`);
+      compiled.free();
+    });
+  }
+  // Invalid schemas and unserialisable values never take a slot.
+  assert.throws(() => new Schema({ type: 'no-such-type' }), TypeError);
+  assert.throws(() => new Schema({ type: 'no-such-type' }), TypeError);
+  const cyclic = {};
+  cyclic.self = cyclic;
+  assert.throws(() => new Schema(cyclic), /schema is not JSON-serialisable/);
+  assert.throws(() => new Schema({ toJSON: () => { throw new Error('nope'); } }), /schema is not JSON-serialisable: nope/);
+  // A Schema passed where a schema is expected is still its own compiled form.
+  const city = new Schema({ required: ['city'] });
+  const loop = new RepairLoop({ prompt: PROMPT, schema: city, seed: 1 });
+  assert.equal(loop.next({ kind: 'reply', text: '{"town": 1}' }, NOW).type, 'send-repair-prompt');
+  loop.free();
+});
+
+test('schema lookup is re-entrant: a toJSON that builds another Schema', () => {
+  let inner = null;
+  const outer = { required: ['o'], toJSON() { inner = new Schema({ required: ['i'] }); return { required: ['o'] }; } };
+  const s = new Schema(outer);
+  assert.equal(s.parse('{"o": 1}').ok, true);
+  assert.equal(inner.parse('{"i": 1}').ok, true);
+  assert.equal(new Schema({ required: ['o'] }).parse('{"i": 1}').ok, false);
+  assert.equal(new Schema({ required: ['i'] }).parse('{"o": 1}').ok, false);
+});
+
+test('done: value and text come from the reply string itself, as before', () => {
+  const texts = ['{"a": -0, "b": 9007199254740993, "c": "caf\u00e9 \ud83d\ude00"}', ' [1, 2.50, 1e2] ', '"x\ud800y"'];
+  for (const text of texts) {
+    const loop = new RepairLoop({ prompt: PROMPT, schema: {}, seed: 1 });
+    const done = loop.next({ kind: 'reply', text }, NOW);
+    assert.equal(done.type, 'done');
+    assert.deepEqual(Object.keys(done), ['type', 'value', 'text', 'source', 'fixes', 'attempts', 'costUsd']);
+    const expected = JSON.parse(text.replace('\ud800', '\ufffd'));
+    assert.deepEqual(done.value, expected, text);
+    assert.equal(done.text, text.replace('\ud800', '\ufffd'));
+    // A finished loop repeats its done, whatever it is fed next.
+    const again = loop.next({ kind: 'reply', text: '{"other": true}' }, NOW);
+    assert.deepEqual(again, done);
+    loop.free();
+  }
+  // A getter that changes its answer is read once: value and text agree.
+  let n = 0;
+  const outcome = { kind: 'reply', get text() { n++; return `{"n": ${n}}`; } };
+  const loop = new RepairLoop({ prompt: PROMPT, schema: {}, seed: 1 });
+  const done = loop.next(outcome, NOW);
+  assert.equal(n, 1);
+  assert.deepEqual(done.value, JSON.parse(done.text));
+  // A repaired reply keeps the repaired text.
+  const fixed = new RepairLoop({ prompt: PROMPT, schema: {}, seed: 1 }).next({ kind: 'reply', text: '{a: 1,}' }, NOW);
+  assert.deepEqual(fixed.value, { a: 1 });
+  assert.equal(fixed.text, repairJson('{a: 1,}').text);
+  assert.deepEqual(fixed.fixes, ['unquoted-key', 'trailing-comma']);
+});
+
+test('errors read in one crossing (js/gather.js): every place SPEC lists, hostile values absent', () => {
+  const headers = new Headers({ 'Retry-After': '3' });
+  const cases = [
+    [{ status: '503 ' }, 'transient'],
+    [{ statusCode: 429, headers: { 'retry-after': ['2', '9'] } }, 'transient'],
+    [{ response: { status: 500, headers } }, 'transient'],
+    [{ error: { error: { type: 'overloaded_error' } } }, 'transient'],
+    [{ cause: { cause: { cause: { code: 'ECONNRESET' } } } }, 'transient'],
+    [Object.assign(new Error('x'), { code: 'ETIMEDOUT' }), 'transient'],
+    [{ get status() { throw new Error('boom'); }, statusCode: 503 }, 'transient'],
+    [new Proxy({}, { get() { throw new Error('trap'); } }), classify(new Error('?'), undefined, NOW).class],
+  ];
+  cases.forEach(([error, cls], i) => assert.equal(classify(error, undefined, NOW).class, cls, `case ${i}`));
+  // A thrown bare string is the message; lone surrogates cross as U+FFFD.
+  assert.match(classify('socket hang up', undefined, NOW).reason, /socket hang up/);
+  assert.match(classify({ message: 'bad \ud800 thing' }, undefined, NOW).reason, /bad \ufffd thing/);
+  assert.equal(classify({ status: 429, headers: { 'retry-after': ['2', '9'] } }, undefined, NOW).retryAfterMs, 2000);
+  assert.equal(classify({ status: 429, headers: new Map([['Retry-After', 4]]) }, undefined, NOW).retryAfterMs, 4000);
+  assert.equal(classify({ status: 429, response: { headers } }, undefined, NOW).retryAfterMs, 3000);
+  // The loop's one-call path for error outcomes decides as the field-by-field path does.
+  for (const outcome of [
+    { kind: 'error', error: { status: 503 } },
+    { kind: 'error', error: { status: 503 }, costUsd: 0.5 },
+    { kind: 'error', error: { status: 400 } },
+  ]) {
+    const a = new RepairLoop({ prompt: PROMPT, seed: 3 });
+    const b = new RepairLoop({ prompt: PROMPT, seed: 3 });
+    // Same outcome through a getter for kind, which the fast path declines for nothing.
+    const slow = { get kind() { return 'error'; }, error: outcome.error, costUsd: outcome.costUsd };
+    assert.deepEqual(a.next(outcome, NOW), b.next(slow, NOW));
+    assert.deepEqual(a.report(), b.report());
+  }
+  // Bad costs still name the field.
+  const loop = new RepairLoop({ prompt: PROMPT, seed: 3 });
+  assert.throws(() => loop.next({ kind: 'error', error: {}, costUsd: -1 }, NOW), /outcome\.costUsd must be >= 0/);
+  assert.throws(() => loop.next({ kind: 'error', error: {}, costUsd: 'x' }, NOW), /outcome\.costUsd must be a number/);
+  assert.throws(() => loop.next({ kind: 'error', get error() { throw new Error('no'); } }, NOW), /outcome\.error could not be read/);
 });

@@ -70,20 +70,23 @@ test("the tarball holds the two builds, the workerd entry, heal() and nothing el
   const snippet = (f) => f.replace(/^(web\/)?snippets\/selfheal-[0-9a-f]+\//, "$1snippets/selfheal-HASH/");
   assert.deepEqual(files.map(snippet), [
     "README.md", "package.json", "heal.d.mts", "heal.mjs",
-    "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm", "snippets/selfheal-HASH/js/gather.js",
+    "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
+    "snippets/selfheal-HASH/js/gather.js", "snippets/selfheal-HASH/js/schema_keys.js",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
-    "web/snippets/selfheal-HASH/js/gather.js",
+    "web/snippets/selfheal-HASH/js/gather.js", "web/snippets/selfheal-HASH/js/schema_keys.js",
     "workerd.js",
   ].sort());
-  // The web build ships the snippet as written (ESM); the CommonJS glue gets a CommonJS copy.
-  const source = readFileSync(join(ROOT, "js", "gather.js"), "utf8");
-  const web = files.find((f) => f.startsWith("web/snippets/"));
-  const node = files.find((f) => f.startsWith("snippets/"));
-  assert.equal(readFileSync(join(PKG, web), "utf8"), source);
-  const cjs = readFileSync(join(PKG, node), "utf8");
-  assert.doesNotMatch(cjs, /^\s*(export|import)\b/m, "no ESM syntax in the CommonJS snippet");
-  assert.match(cjs, /^module\.exports\.gatherError = gatherError;$/m);
-  assert.match(cjs, /^module\.exports\.gatherErrorOutcome = gatherErrorOutcome;$/m);
+  // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
+  const exported = { "gather.js": ["gatherError", "gatherErrorOutcome"], "schema_keys.js": ["schemaLookup", "schemaRemember"] };
+  for (const [name, names] of Object.entries(exported)) {
+    const source = readFileSync(join(ROOT, "js", name), "utf8");
+    const web = files.find((f) => f.startsWith("web/snippets/") && f.endsWith(`/${name}`));
+    const node = files.find((f) => f.startsWith("snippets/") && f.endsWith(`/${name}`));
+    assert.equal(readFileSync(join(PKG, web), "utf8"), source, web);
+    const cjs = readFileSync(join(PKG, node), "utf8");
+    assert.doesNotMatch(cjs, /^\s*(export|import)\b/m, `no ESM syntax in ${node}`);
+    for (const n of names) assert.match(cjs, new RegExp(`^module\\.exports\\.${n} = ${n};$`, "m"), `${node} exports ${n}`);
+  }
   const meta = JSON.parse(readFileSync(join(PKG, "package.json"), "utf8"));
   const cargo = readFileSync(join(ROOT, "Cargo.toml"), "utf8");
   assert.equal(meta.name, "selfheal");
