@@ -497,8 +497,8 @@ fn random_seed() -> u64 {
 /// An instruction as JS. A `done` that holds the reply exactly as the host passed it (strict
 /// JSON, nothing repaired) takes its `value` from `JSON.parse` of the host's own string and
 /// its `text` as that string, instead of serialising the value and copying the text out of
-/// wasm memory: the same values (see `checked_to_js` in structured_js.rs), for less than half
-/// the time of `next()` on a 0.5 KB reply.
+/// wasm memory: the same values (see `parsed_to_js` in structured_js.rs), for less time
+/// (docs/PERFORMANCE.md).
 fn instruction_to_js(
     instruction: &Instruction,
     reply_js: Option<&JsValue>,
