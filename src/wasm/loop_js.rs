@@ -503,6 +503,17 @@ fn instruction_to_js(
     instruction: &Instruction,
     reply_js: Option<&JsValue>,
 ) -> Result<JsValue, JsValue> {
+    if let Instruction::WaitForBackoff {
+        delay_ms,
+        prompt,
+        attempt,
+        classified,
+    } = instruction
+    {
+        return Ok(super::wait_for_backoff_to_js(
+            *delay_ms, prompt, *attempt, classified,
+        ));
+    }
     let (
         Instruction::Done {
             text,

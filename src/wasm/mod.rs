@@ -33,6 +33,62 @@ pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
         })
 }
 
+#[wasm_bindgen(module = "/js/instructions.js")]
+extern "C" {
+    // Object literals from our own primitives: nothing user-defined runs, nothing can throw.
+    #[wasm_bindgen(js_name = classified)]
+    fn classified_js(
+        class: &JsValue,
+        cause: &JsValue,
+        reason: &str,
+        signal: &JsValue,
+        retry_after_ms: Option<f64>,
+    ) -> JsValue;
+    #[wasm_bindgen(js_name = waitForBackoff)]
+    fn wait_for_backoff_js(
+        delay_ms: f64,
+        system: &str,
+        user: &str,
+        attempt: u32,
+        classified: &JsValue,
+    ) -> JsValue;
+}
+
+/// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string.
+fn variant_js<T: Serialize>(v: &T) -> JsValue {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => read::interned(&s),
+        _ => JsValue::NULL,
+    }
+}
+
+/// A classification as JS, built by js/instructions.js.
+pub(crate) fn classified_to_js(c: &crate::classify::Classified) -> JsValue {
+    classified_js(
+        &variant_js(&c.class),
+        &variant_js(&c.cause),
+        &c.reason,
+        &variant_js(&c.signal),
+        c.retry_after_ms,
+    )
+}
+
+/// A `wait-for-backoff` instruction as JS, built by js/instructions.js.
+pub(crate) fn wait_for_backoff_to_js(
+    delay_ms: f64,
+    prompt: &crate::prompt::Prompt,
+    attempt: u32,
+    classified: &crate::classify::Classified,
+) -> JsValue {
+    wait_for_backoff_js(
+        delay_ms,
+        &prompt.system,
+        &prompt.user,
+        attempt,
+        &classified_to_js(classified),
+    )
+}
+
 /// `classify(error, validation?, now?)`: never throws, whatever it is given.
 #[wasm_bindgen(js_name = classify, skip_typescript)]
 pub fn classify(error: JsValue, validation: JsValue, now: JsValue) -> JsValue {
@@ -42,8 +98,7 @@ pub fn classify(error: JsValue, validation: JsValue, now: JsValue) -> JsValue {
         .as_f64()
         .filter(|n| n.is_finite())
         .unwrap_or_else(js_sys::Date::now);
-    let classified = classify_core(&info, validation.as_ref(), now);
-    to_js_plain(&classified).unwrap_or(JsValue::NULL)
+    classified_to_js(&classify_core(&info, validation.as_ref(), now))
 }
 
 #[cfg(test)]

@@ -119,6 +119,25 @@ fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
     })
 }
 
+/// `s` as a JS string, made once per distinct `s` (the [`KEYS`] cache): for the fixed words
+/// of outputs (classes, causes, signals), which would otherwise be decoded on every call.
+pub fn interned(s: &str) -> JsValue {
+    KEYS.with(|cell| {
+        if let Ok(keys) = cell.try_borrow() {
+            if let Some(k) = keys.get(s) {
+                return k.clone();
+            }
+        }
+        let k = JsValue::from_str(s);
+        if let Ok(mut keys) = cell.try_borrow_mut() {
+            if keys.len() < MAX_KEYS {
+                keys.insert(s.into(), k.clone());
+            }
+        }
+        k
+    })
+}
+
 /// `obj[key]`, or `undefined` for anything that throws or is not an object.
 pub fn get(obj: &JsValue, key: &str) -> JsValue {
     if !is_object(obj) {

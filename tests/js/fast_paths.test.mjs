@@ -178,3 +178,42 @@ test('errors read in one crossing (js/gather.js): every place SPEC lists, hostil
   assert.throws(() => loop.next({ kind: 'error', error: {}, costUsd: 'x' }, NOW), /outcome\.costUsd must be a number/);
   assert.throws(() => loop.next({ kind: 'error', get error() { throw new Error('no'); } }, NOW), /outcome\.error could not be read/);
 });
+
+test('wait-for-backoff and classify results built in JS (js/instructions.js): the JSON shapes, key for key', () => {
+  const loop = new RepairLoop({ prompt: { system: 'sys \u00e9', user: 'usr \ud83d\ude00' }, seed: 7 });
+  const wait = loop.next({ kind: 'error', error: { status: 429, headers: { 'retry-after': '2' } } }, NOW);
+  assert.deepEqual(Object.keys(wait), ['type', 'delayMs', 'prompt', 'attempt', 'classified']);
+  assert.deepEqual(Object.keys(wait.classified), ['class', 'cause', 'reason', 'signal', 'retryAfterMs']);
+  assert.equal(wait.type, 'wait-for-backoff');
+  assert.deepEqual(wait.prompt, { system: 'sys \u00e9', user: 'usr \ud83d\ude00' });
+  assert.equal(wait.attempt, 2);
+  assert.deepEqual(wait.classified, {
+    class: 'transient', cause: 'rate-limited', reason: 'HTTP 429 (rate limited)', signal: 'status', retryAfterMs: 2000,
+  });
+  assert.ok(Number.isFinite(wait.delayMs) && wait.delayMs >= 2000, String(wait.delayMs));
+  // The same seed gives the same delay; the object round-trips through JSON unchanged.
+  const again = new RepairLoop({ prompt: { system: 'sys \u00e9', user: 'usr \ud83d\ude00' }, seed: 7 })
+    .next({ kind: 'error', error: { status: 429, headers: { 'retry-after': '2' } } }, NOW);
+  assert.deepEqual(again, wait);
+  assert.deepEqual(JSON.parse(JSON.stringify(wait)), wait);
+  // Each instruction is a fresh object: changing one changes nothing later.
+  wait.prompt.user = 'changed';
+  wait.classified.cause = 'changed';
+  const next = loop.next({ kind: 'error', error: { status: 503 } }, NOW);
+  assert.equal(next.prompt.user, 'usr \ud83d\ude00');
+  assert.deepEqual(next.classified, {
+    class: 'transient', cause: 'overloaded', reason: 'HTTP 503 (overloaded)', signal: 'status', retryAfterMs: null,
+  });
+  // classify() has the same shape, every class and signal name as SPEC spells them.
+  const seen = [
+    classify({ status: 503 }, undefined, NOW),
+    classify({ status: 401 }, undefined, NOW),
+    classify(null, { ok: false, kind: 'schema' }, NOW),
+    classify(null, { ok: false, kind: 'semantic' }, NOW),
+    classify({ headers: { 'x-should-retry': 'true' } }, undefined, NOW),
+  ];
+  for (const c of seen) assert.deepEqual(Object.keys(c), ['class', 'cause', 'reason', 'signal', 'retryAfterMs']);
+  assert.deepEqual(seen.map((c) => c.class), ['transient', 'hard-fail', 'repairable', 'semantic-invalid', 'transient']);
+  assert.deepEqual(seen.map((c) => c.signal), ['status', 'status', 'validation', 'validation', 'x-should-retry']);
+  loop.free();
+});

@@ -71,13 +71,19 @@ test("the tarball holds the two builds, the workerd entry, heal() and nothing el
   assert.deepEqual(files.map(snippet), [
     "README.md", "package.json", "heal.d.mts", "heal.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
-    "snippets/selfheal-HASH/js/gather.js", "snippets/selfheal-HASH/js/schema_keys.js",
+    "snippets/selfheal-HASH/js/gather.js", "snippets/selfheal-HASH/js/instructions.js",
+    "snippets/selfheal-HASH/js/schema_keys.js",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
-    "web/snippets/selfheal-HASH/js/gather.js", "web/snippets/selfheal-HASH/js/schema_keys.js",
+    "web/snippets/selfheal-HASH/js/gather.js", "web/snippets/selfheal-HASH/js/instructions.js",
+    "web/snippets/selfheal-HASH/js/schema_keys.js",
     "workerd.js",
   ].sort());
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
-  const exported = { "gather.js": ["gatherError", "gatherErrorOutcome"], "schema_keys.js": ["schemaLookup", "schemaRemember"] };
+  const exported = {
+    "gather.js": ["gatherError", "gatherErrorOutcome"],
+    "instructions.js": ["classified", "waitForBackoff"],
+    "schema_keys.js": ["schemaLookup", "schemaRemember"],
+  };
   for (const [name, names] of Object.entries(exported)) {
     const source = readFileSync(join(ROOT, "js", name), "utf8");
     const web = files.find((f) => f.startsWith("web/snippets/") && f.endsWith(`/${name}`));
