@@ -140,16 +140,20 @@ export function gatherError(error) {
 }
 
 /**
- * `[costUsd, ...gatherError(error)]` for an outcome `{kind: "error", error, costUsd?}` whose
- * cost is absent, null or a finite number >= 0; "" for anything else (another kind, a getter
- * that throws, a bad cost), which the Rust side then reads field by field, with its errors.
+ * How `next(outcome)` starts, in one call: `[costUsd, ...gatherError(error)]` for an outcome
+ * `{kind: "error", error, costUsd?}` whose cost is absent, null or a finite number >= 0; the
+ * kind itself for "reply", "rejected" and "invalid" (read once, so the Rust side does not read
+ * it again); "" for anything else (not an object, a getter that throws, another kind, a bad
+ * cost), which the Rust side then reads field by field, with its errors.
  */
 export function gatherErrorOutcome(outcome) {
   if (!isObj(outcome)) return '';
   let error;
   let cost;
   try {
-    if (outcome.kind !== 'error') return '';
+    const kind = outcome.kind;
+    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return kind;
+    if (kind !== 'error') return '';
     error = outcome.error;
     cost = outcome.costUsd;
   } catch {

@@ -566,20 +566,24 @@ fn instruction_to_js(
 
 /// The outcome, and for a reply the JS string its text was read from (see `instruction_to_js`).
 fn outcome_arg(v: &JsValue) -> Read<(Outcome, Option<JsValue>)> {
-    if let Some((error, cost_usd)) = read::error_outcome(v) {
-        return Ok((Outcome::Error { error, cost_usd }, None));
+    match read::outcome_start(v) {
+        read::OutcomeStart::Error(error, cost_usd) => {
+            Ok((Outcome::Error { error, cost_usd }, None))
+        }
+        read::OutcomeStart::Kind(kind) => outcome_fields(v, kind),
+        read::OutcomeStart::Unread => {
+            if !read::is_object(v) {
+                return type_err(
+                    "outcome",
+                    format!("must be an object with a kind, got {}", read::type_name(v)),
+                );
+            }
+            outcome_fields(v, read::req_string(v, "kind", "outcome")?)
+        }
     }
-    outcome_fields(v)
 }
 
-fn outcome_fields(v: &JsValue) -> Read<(Outcome, Option<JsValue>)> {
-    if !read::is_object(v) {
-        return type_err(
-            "outcome",
-            format!("must be an object with a kind, got {}", read::type_name(v)),
-        );
-    }
-    let kind = read::req_string(v, "kind", "outcome")?;
+fn outcome_fields(v: &JsValue, kind: String) -> Read<(Outcome, Option<JsValue>)> {
     match kind.as_str() {
         "reply" => {
             // Read once: the string is both the text and (see `instruction_to_js`) the source

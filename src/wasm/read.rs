@@ -484,16 +484,30 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// The fast path of reading an outcome: `Some((error, costUsd))` when it is
-/// `{kind: "error", error, costUsd?}` with a valid cost, read in one crossing; `None` for every
-/// other outcome, which the caller then reads field by field (with its errors for bad fields).
-pub fn error_outcome(outcome: &JsValue) -> Option<(ErrorInfo, f64)> {
-    let text = gather_error_outcome(outcome).ok()?;
-    if text.is_empty() {
-        return None;
+/// How reading an outcome starts (js/gather.js `gatherErrorOutcome`, one crossing).
+pub enum OutcomeStart {
+    /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
+    Error(ErrorInfo, f64),
+    /// "reply", "rejected" or "invalid": the kind, read once; the rest is read field by field.
+    Kind(String),
+    /// Anything else: read it all field by field (with its errors for bad fields).
+    Unread,
+}
+
+pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
+    let Ok(text) = gather_error_outcome(outcome) else {
+        return OutcomeStart::Unread;
+    };
+    if !text.starts_with('[') {
+        return match text.as_str() {
+            "reply" | "rejected" | "invalid" => OutcomeStart::Kind(text),
+            _ => OutcomeStart::Unread,
+        };
     }
-    let (cost, g) = serde_json::from_str::<(f64, Gathered)>(&text).ok()?;
-    Some((g.into(), cost))
+    match serde_json::from_str::<(f64, Gathered)>(&text) {
+        Ok((cost, g)) => OutcomeStart::Error(g.into(), cost),
+        Err(_) => OutcomeStart::Unread,
+    }
 }
 
 /// `Validation` for classify: never throws; anything unreadable is absent.

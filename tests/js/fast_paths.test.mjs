@@ -167,11 +167,23 @@ test('errors read in one crossing (js/gather.js): every place SPEC lists, hostil
   ]) {
     const a = new RepairLoop({ prompt: PROMPT, seed: 3 });
     const b = new RepairLoop({ prompt: PROMPT, seed: 3 });
-    // Same outcome through a getter for kind, which the fast path declines for nothing.
-    const slow = { get kind() { return 'error'; }, error: outcome.error, costUsd: outcome.costUsd };
+    // The same outcome with a kind that throws on its first read only: the one-call path
+    // gives up, and the field-by-field path reads it all again.
+    let first = true;
+    const slow = new Proxy(outcome, {
+      get(target, key) {
+        if (key === 'kind' && first) { first = false; throw new Error('not yet'); }
+        return target[key];
+      },
+    });
     assert.deepEqual(a.next(outcome, NOW), b.next(slow, NOW));
     assert.deepEqual(a.report(), b.report());
   }
+  // A reply's kind is read once, in the one call.
+  let kindReads = 0;
+  const counted = { get kind() { kindReads++; return 'reply'; }, text: '{"a":1}' };
+  assert.equal(new RepairLoop({ prompt: PROMPT, schema: {}, seed: 3 }).next(counted, NOW).type, 'done');
+  assert.equal(kindReads, 1);
   // Bad costs still name the field.
   const loop = new RepairLoop({ prompt: PROMPT, seed: 3 });
   assert.throws(() => loop.next({ kind: 'error', error: {}, costUsd: -1 }, NOW), /outcome\.costUsd must be >= 0/);
