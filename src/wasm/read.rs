@@ -9,6 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
@@ -95,7 +96,30 @@ thread_local! {
     /// Property names as JS strings, each made once. Making one from Rust text is a call into
     /// the glue and a UTF-8 decode (`TextDecoder`) on every read: with ~25 reads per `classify`
     /// that was the largest single cost of reading an options or error object.
-    static KEYS: RefCell<HashMap<Box<str>, JsValue>> = RefCell::new(HashMap::new());
+    static KEYS: RefCell<HashMap<Box<str>, JsValue, BuildHasherDefault<Fnv1a>>> =
+        RefCell::new(HashMap::default());
+}
+
+/// FNV-1a for [`KEYS`]: its keys are this crate's own short field and word names, never chosen
+/// from outside, so SipHash's flooding resistance buys nothing and cost a few % of a loop.
+struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv1a {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
 }
 
 /// `Reflect.get(obj, key)` with the name from [`KEYS`]. The shared borrow may be held while a
@@ -171,19 +195,32 @@ pub fn path(parent: &str, key: &str) -> String {
 
 // ---------- typed option readers ----------
 
+/// [`field`] with the path `parent.key` made only for the error: most options are absent, and
+/// formatting a path for each of the ~20 reads of `new RepairLoop` cost more than the reads.
+pub fn field_in(obj: &JsValue, key: &str, parent: &str) -> Read<JsValue> {
+    if !is_object(obj) {
+        return Ok(JsValue::UNDEFINED);
+    }
+    reflect_get(obj, key).or_else(|e| {
+        type_err(
+            &path(parent, key),
+            format!("could not be read: {}", describe_thrown(&e)),
+        )
+    })
+}
+
 /// `obj[key]` converted by `convert`; `None` when absent or null.
-fn optional<T>(
+pub fn optional<T>(
     obj: &JsValue,
     key: &str,
     parent: &str,
     convert: impl FnOnce(&JsValue, &str) -> Read<T>,
 ) -> Read<Option<T>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
+    let v = field_in(obj, key, parent)?;
     if is_nullish(&v) {
         return Ok(None);
     }
-    convert(&v, &p).map(Some)
+    convert(&v, &path(parent, key)).map(Some)
 }
 
 /// `obj[key]` converted by `convert`: `None` when absent, `Some(None)` for an explicit `null`.
@@ -193,15 +230,14 @@ fn nullable<T>(
     parent: &str,
     convert: impl FnOnce(&JsValue, &str) -> Read<T>,
 ) -> Read<Option<Option<T>>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
+    let v = field_in(obj, key, parent)?;
     if v.is_undefined() {
         return Ok(None);
     }
     if v.is_null() {
         return Ok(Some(None));
     }
-    convert(&v, &p).map(|n| Some(Some(n)))
+    convert(&v, &path(parent, key)).map(|n| Some(Some(n)))
 }
 
 fn string_value(v: &JsValue, p: &str) -> Read<String> {
@@ -290,13 +326,15 @@ pub fn nullable_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Opt
 
 /// An optional sub-object: `None` when absent or null, `TypeError` when not an object.
 pub fn opt_object(obj: &JsValue, key: &str, parent: &str) -> Read<Option<JsValue>> {
-    let p = path(parent, key);
-    let v = field(obj, key, &p)?;
+    let v = field_in(obj, key, parent)?;
     if is_nullish(&v) {
         return Ok(None);
     }
     if !v.is_object() || is_array(&v) {
-        return type_err(&p, format!("must be an object, got {}", type_name(&v)));
+        return type_err(
+            &path(parent, key),
+            format!("must be an object, got {}", type_name(&v)),
+        );
     }
     Ok(Some(v))
 }

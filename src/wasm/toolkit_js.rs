@@ -125,12 +125,7 @@ fn count64_value(v: &JsValue, p: &str) -> Read<u64> {
 }
 
 fn opt_count64(obj: &JsValue, key: &str, parent: &str) -> Read<Option<u64>> {
-    let p = read::path(parent, key);
-    let v = read::field(obj, key, &p)?;
-    if read::is_nullish(&v) {
-        return Ok(None);
-    }
-    count64_value(&v, &p).map(Some)
+    read::optional(obj, key, parent, count64_value)
 }
 
 fn req_count64(obj: &JsValue, key: &str, parent: &str) -> Read<u64> {
