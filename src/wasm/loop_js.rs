@@ -536,30 +536,9 @@ fn instruction_to_js(
     let Ok(value) = json_parse_js(reply_js) else {
         return to_js_json(instruction);
     };
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct DoneShell<'a> {
-        r#type: &'static str,
-        value: (),
-        text: (),
-        source: &'a crate::repair_loop::Source,
-        fixes: &'a [crate::structured::Fix],
-        attempts: u32,
-        cost_usd: f64,
-    }
-    let shell = to_js_json(&DoneShell {
-        r#type: "done",
-        value: (),
-        text: (),
-        source,
-        fixes,
-        attempts: *attempts,
-        cost_usd: *cost_usd,
-    })?;
-    // Own data properties of the parsed shell: setting them runs no setter.
-    js_sys::Reflect::set(&shell, &JsValue::from_str("value"), &value)?;
-    js_sys::Reflect::set(&shell, &JsValue::from_str("text"), reply_js)?;
-    Ok(shell)
+    Ok(super::done_to_js(
+        &value, reply_js, *source, fixes, *attempts, *cost_usd,
+    ))
 }
 
 // ---------- outcomes ----------

@@ -54,6 +54,59 @@ extern "C" {
     ) -> JsValue;
 }
 
+#[wasm_bindgen(module = "/js/instructions.js")]
+extern "C" {
+    #[wasm_bindgen(js_name = parsedOk)]
+    fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
+    #[wasm_bindgen(js_name = done)]
+    fn done_js(
+        value: &JsValue,
+        text: &JsValue,
+        source: &JsValue,
+        fixes: &str,
+        attempts: u32,
+        cost_usd: f64,
+    ) -> JsValue;
+}
+
+/// Fix names comma-joined (each is a kebab-case word), for js/instructions.js to split.
+fn fix_names(fixes: &[crate::structured::Fix]) -> String {
+    let mut out = String::new();
+    for fix in fixes {
+        if let Ok(serde_json::Value::String(name)) = serde_json::to_value(fix) {
+            if !out.is_empty() {
+                out.push(',');
+            }
+            out.push_str(&name);
+        }
+    }
+    out
+}
+
+/// `{ ok: true, value, fixes }` for a JS value parsed on the JS side.
+pub(crate) fn parsed_ok_to_js(value: &JsValue, fixes: &[crate::structured::Fix]) -> JsValue {
+    parsed_ok_js(value, &fix_names(fixes))
+}
+
+/// A `done` instruction around a JS value parsed on the JS side and the JS string it came from.
+pub(crate) fn done_to_js(
+    value: &JsValue,
+    text: &JsValue,
+    source: crate::repair_loop::Source,
+    fixes: &[crate::structured::Fix],
+    attempts: u32,
+    cost_usd: f64,
+) -> JsValue {
+    done_js(
+        value,
+        text,
+        &variant_js(&source),
+        &fix_names(fixes),
+        attempts,
+        cost_usd,
+    )
+}
+
 /// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string.
 fn variant_js<T: Serialize>(v: &T) -> JsValue {
     match serde_json::to_value(v) {

@@ -236,12 +236,6 @@ fn parsed_to_js(
     let structured::Parsed::Ok { fixes, text, .. } = parsed else {
         return to_js_json(parsed);
     };
-    #[derive(serde::Serialize)]
-    struct Shell<'a> {
-        ok: bool,
-        value: (),
-        fixes: &'a [structured::Fix],
-    }
     let value = if fixes.is_empty() && text == raw && !raw.contains('\u{FFFD}') {
         json_parse_js(raw_js)
     } else {
@@ -251,14 +245,7 @@ fn parsed_to_js(
     let Ok(value) = value else {
         return to_js_json(parsed);
     };
-    // `value` is an own data property of the parsed shell, so setting it runs no setter.
-    let shell = to_js_json(&Shell {
-        ok: true,
-        value: (),
-        fixes,
-    })?;
-    js_sys::Reflect::set(&shell, &JsValue::from_str("value"), &value)?;
-    Ok(shell)
+    Ok(super::parsed_ok_to_js(&value, fixes))
 }
 
 #[wasm_bindgen(js_name = repairJson, skip_typescript)]

@@ -81,7 +81,7 @@ test("the tarball holds the two builds, the workerd entry, heal() and nothing el
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
   const exported = {
     "gather.js": ["gatherError", "gatherErrorOutcome"],
-    "instructions.js": ["classified", "waitForBackoff"],
+    "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done"],
     "schema_keys.js": ["schemaLookup", "schemaRemember"],
   };
   for (const [name, names] of Object.entries(exported)) {
