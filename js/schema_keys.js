@@ -17,22 +17,37 @@ const entries = []; // every entry, oldest first
 let pending = null; // the text of the last miss, until schemaRemember() or the next lookup
 
 /**
- * The slot of `schema`'s compiled form (a number), or its JSON text when it has none yet (a
- * string), `null` when it looks like a selfheal `Schema` (the caller reads that its own way),
- * `undefined` when JSON.stringify gives nothing (a function, a symbol). Throws what
- * JSON.stringify throws (cycles, BigInt, a throwing toJSON or getter).
+ * Where `schema`'s compiled form is, in one call:
+ * - `undefined`: not an object; the caller handles strings, booleans and type errors;
+ * - a number >= 0: the slot of its compiled form (its JSON text was seen);
+ * - a number < 0: minus the id of the live selfheal `Schema` it is;
+ * - `null`: it looks like a `Schema` without a readable id (freed?); the caller checks;
+ * - a string: its JSON text, seen for the first time (schemaRemember() keeps it);
+ * - `false`: JSON.stringify gave nothing (a function).
+ * Throws what JSON.stringify throws (cycles, BigInt, a throwing toJSON or getter).
  */
 export function schemaLookup(schema) {
   pending = null;
+  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) {
+    return undefined;
+  }
   let isSchema = false;
   try {
     isSchema = schema.constructor.name === 'Schema';
   } catch {
     // a throwing getter or trap: not a Schema; JSON.stringify decides
   }
-  if (isSchema) return null;
+  if (isSchema) {
+    let id;
+    try {
+      id = schema.__selfhealSchemaId;
+    } catch {
+      // freed, or not ours
+    }
+    return typeof id === 'number' && id > 0 ? -id : null;
+  }
   const text = JSON.stringify(schema);
-  if (typeof text !== 'string') return undefined;
+  if (typeof text !== 'string') return false;
   const same = byLength.get(text.length);
   if (same !== undefined) {
     for (let i = 0; i < same.length; i++) {

@@ -53,6 +53,8 @@ export class Schema {
   constructor(schema: object | boolean | string);
   /** The schema's canonical JSON text. */
   readonly text: string;
+  /** Internal: how RepairLoop, parseStructured and buildRepairPrompt find a compiled schema. */
+  readonly __selfhealSchemaId: number;
   parse(raw: string, options?: ParseOptions): Parsed;
   /** null = valid. */
   validate(value: unknown): FailureReport | null;

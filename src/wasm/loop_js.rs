@@ -1,12 +1,12 @@
 //! `RepairLoop` and `CircuitBreaker` for JavaScript.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 
 use super::read::{self, range_err, type_err, Read};
+use super::registry::{self, Registry};
 use super::structured_js::{json_parse_js, locale_value, schema_arg, with_cache};
 use super::{to_js_json, to_js_plain};
 use crate::backoff::{Backoff, Jitter};
@@ -27,42 +27,25 @@ pub struct JsCircuitBreaker {
 }
 
 thread_local! {
-    /// Live breakers by id. wasm-bindgen cannot take an optional *borrowed*
-    /// class instance as an argument, so `new RepairLoop(options, breaker)`
-    /// receives the JS object, reads its id and looks the breaker up here.
-    /// Only ids of live breakers resolve, so a forged object cannot reach
-    /// anything; entries go when the breaker is freed.
-    static BREAKERS: RefCell<Registry> = RefCell::new((0, HashMap::new()));
+    /// Live breakers by id (see `registry`): how `new RepairLoop(options, breaker)` finds the
+    /// breaker behind the JS object it is given.
+    static BREAKERS: RefCell<Registry<Weak<RefCell<CircuitBreaker>>>> =
+        RefCell::new(Registry::default());
 }
-
-/// The last id handed out, and the live breakers by id.
-type Registry = (u32, HashMap<u32, Weak<RefCell<CircuitBreaker>>>);
 
 const BREAKER_ID_KEY: &str = "__selfhealBreakerId";
 
 impl JsCircuitBreaker {
     fn register(breaker: CircuitBreaker) -> JsCircuitBreaker {
         let inner = Rc::new(RefCell::new(breaker));
-        let id = BREAKERS
-            .with(|r| {
-                let mut r = r.try_borrow_mut().ok()?;
-                r.0 = r.0.wrapping_add(1);
-                let id = r.0;
-                r.1.insert(id, Rc::downgrade(&inner));
-                Some(id)
-            })
-            .unwrap_or(0);
+        let id = registry::add(&BREAKERS, Rc::downgrade(&inner));
         JsCircuitBreaker { inner, id }
     }
 }
 
 impl Drop for JsCircuitBreaker {
     fn drop(&mut self) {
-        BREAKERS.with(|r| {
-            if let Ok(mut r) = r.try_borrow_mut() {
-                r.1.remove(&self.id);
-            }
-        });
+        registry::remove(&BREAKERS, self.id);
     }
 }
 
@@ -72,14 +55,7 @@ fn breaker_arg(v: &JsValue, field: &str) -> Read<Option<Rc<RefCell<CircuitBreake
         return Ok(None);
     }
     let id = read::get(v, BREAKER_ID_KEY).as_f64();
-    let found = id.and_then(|id| {
-        BREAKERS.with(|r| {
-            r.try_borrow()
-                .ok()
-                .and_then(|r| r.1.get(&(id as u32)).and_then(Weak::upgrade))
-        })
-    });
-    match found {
+    match registry::find(&BREAKERS, id).and_then(|b| b.upgrade()) {
         Some(b) => Ok(Some(b)),
         None => type_err(
             field,

@@ -9,6 +9,7 @@
 mod dts;
 pub mod loop_js;
 mod read;
+mod registry;
 pub mod structured_js;
 pub mod toolkit_js;
 

@@ -100,9 +100,10 @@ thread_local! {
         RefCell::new(HashMap::default());
 }
 
-/// FNV-1a for [`KEYS`]: its keys are this crate's own short field and word names, never chosen
-/// from outside, so SipHash's flooding resistance buys nothing and cost a few % of a loop.
-struct Fnv1a(u64);
+/// FNV-1a for [`KEYS`] and the instance registries: their keys are this crate's own short names
+/// and sequential ids, never chosen from outside, so SipHash's flooding resistance buys
+/// nothing and cost a few % of a loop.
+pub struct Fnv1a(u64);
 
 impl Default for Fnv1a {
     fn default() -> Self {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use wasm_bindgen::prelude::*;
 
 use super::read::{self, type_err, Read};
+use super::registry::{self, Registry};
 use super::{to_js_json, to_js_plain};
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
@@ -33,14 +34,19 @@ extern "C" {
 
 /// Compile (or fetch from the cache) a schema given as an object, a string or a `Schema`.
 pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> {
-    if let Some(s) = v.as_string() {
-        return compile_text(&s, field);
-    }
-    if let Some(b) = v.as_bool() {
-        // `true` accepts anything, `false` nothing: valid JSON Schemas.
-        return compile_text(&b.to_string(), field);
-    }
-    if !read::is_object(v) {
+    let found = match schema_lookup(v) {
+        Ok(found) => found,
+        Err(thrown) => return read::not_serialisable(field, v, Some(&thrown)),
+    };
+    if found.is_undefined() {
+        // Not an object.
+        if let Some(s) = v.as_string() {
+            return compile_text(&s, field);
+        }
+        if let Some(b) = v.as_bool() {
+            // `true` accepts anything, `false` nothing: valid JSON Schemas.
+            return compile_text(&b.to_string(), field);
+        }
         return type_err(
             field,
             format!(
@@ -49,33 +55,32 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
             ),
         );
     }
-    let found = match schema_lookup(v) {
-        Ok(found) => found,
-        Err(thrown) => return read::not_serialisable(field, v, Some(&thrown)),
-    };
-    if let Some(slot) = found.as_f64() {
-        let hit = SLOTS.with(|s| {
+    if let Some(n) = found.as_f64() {
+        if n < 0.0 {
+            // A live `Schema` of this module is its own compiled form.
+            if let Some(compiled) = registry::find(&SCHEMAS, Some(-n)) {
+                return Ok(compiled);
+            }
+        } else if let Some(hit) = SLOTS.with(|s| {
             s.try_borrow()
                 .ok()
-                .and_then(|s| s.get(slot as usize).cloned().flatten())
-        });
-        if let Some(hit) = hit {
+                .and_then(|s| s.get(n as usize).cloned().flatten())
+        }) {
             return Ok(hit);
         }
-        // The slot is unknown here (cannot happen while the two sides stay in step): the
-        // text path below gives the same answer.
-        return compile_text(&read::json_text(v, field)?, field);
+        // An id or slot unknown here (cannot happen while the two sides stay in step): the
+        // paths below give the same answer.
     }
     let text = match found.as_string() {
         Some(text) => text,
-        None if found.is_null() => match schema_instance_text(v, field)? {
+        None if found.as_bool() == Some(false) => return read::not_serialisable(field, v, None),
+        None => match schema_instance_text(v, field)? {
             Some(text) => text,
             None => read::json_text(v, field)?,
         },
-        None => return read::not_serialisable(field, v, None),
     };
     let compiled = compile_text(&text, field)?;
-    if !found.is_null() {
+    if found.is_string() {
         let slot = schema_remember();
         if let Ok(slot) = usize::try_from(slot) {
             SLOTS.with(|s| {
@@ -158,15 +163,35 @@ fn raw_arg(v: &JsValue, field: &str) -> Read<String> {
 #[wasm_bindgen(js_name = Schema, skip_typescript)]
 pub struct JsSchema {
     compiled: Arc<CompiledSchema>,
+    /// Its entry in [`SCHEMAS`].
+    id: u32,
+}
+
+thread_local! {
+    /// Live `Schema` instances by id (see `registry`): a `Schema` passed where a schema is
+    /// expected is its own compiled form, with no JSON text crossing either way.
+    static SCHEMAS: RefCell<Registry<Arc<CompiledSchema>>> = RefCell::new(Registry::default());
+}
+
+impl Drop for JsSchema {
+    fn drop(&mut self) {
+        registry::remove(&SCHEMAS, self.id);
+    }
 }
 
 #[wasm_bindgen(js_class = Schema)]
 impl JsSchema {
     #[wasm_bindgen(constructor)]
     pub fn new(schema: JsValue) -> Result<JsSchema, JsValue> {
-        Ok(JsSchema {
-            compiled: schema_arg(&schema, "schema")?,
-        })
+        let compiled = schema_arg(&schema, "schema")?;
+        let id = registry::add(&SCHEMAS, compiled.clone());
+        Ok(JsSchema { compiled, id })
+    }
+
+    /// Lets `RepairLoop`, `parseStructured` and `buildRepairPrompt` find this schema.
+    #[wasm_bindgen(getter, js_name = __selfhealSchemaId)]
+    pub fn schema_id(&self) -> u32 {
+        self.id
     }
 
     /// The schema's canonical JSON text.

@@ -229,3 +229,25 @@ test('wait-for-backoff and classify results built in JS (js/instructions.js): th
   assert.deepEqual(seen.map((c) => c.signal), ['status', 'status', 'validation', 'validation', 'x-should-retry']);
   loop.free();
 });
+
+test('a Schema passed as a schema is found by its id, with no JSON text crossing', () => {
+  const compiled = new Schema({ required: ['city'] });
+  assert.ok(Number.isInteger(compiled.__selfhealSchemaId) && compiled.__selfhealSchemaId > 0);
+  const other = new Schema({ required: ['town'] });
+  assert.notEqual(other.__selfhealSchemaId, compiled.__selfhealSchemaId);
+  const loop = new RepairLoop({ prompt: PROMPT, schema: compiled, seed: 1 });
+  assert.equal(loop.next({ kind: 'reply', text: '{"town": 1}' }, NOW).type, 'send-repair-prompt');
+  assert.equal(parseStructured(compiled, '{"city": 1}').ok, true);
+  assert.equal(parseStructured(other, '{"city": 1}').ok, false);
+  // A look-alike whose id is not a live Schema's is read the old way: by its `text`.
+  const lookAlike = { constructor: { name: 'Schema' }, __selfhealSchemaId: 987654, text: '{"required":["x"]}' };
+  assert.equal(parseStructured(lookAlike, '{"x": 1}').ok, true);
+  assert.equal(parseStructured(lookAlike, '{"y": 1}').ok, false);
+  // Freed, its id no longer resolves; a loop made before keeps its compiled form.
+  compiled.free();
+  assert.throws(() => new RepairLoop({ prompt: PROMPT, schema: compiled }), /options\.schema is a Schema that has been freed/);
+  const second = loop.next({ kind: 'reply', text: '{"city": "Oslo"}' }, NOW);
+  assert.equal(second.type, 'done');
+  loop.free();
+  other.free();
+});
