@@ -195,39 +195,29 @@ for (const [size, text] of [['2k', BROKEN_SMALL], ['50k', BROKEN_LARGE]]) {
 }
 
 const ORDER_REPLY = SMALL;
-row('loop.new+next.city', 'RepairLoop', 'new RepairLoop + next(valid reply) + free, small schema reused', {
-  run: loop(() => {
-    const l = new RepairLoop({ prompt: PROMPT, schema: CITY_SCHEMA });
-    const ins = l.next({ kind: 'reply', text: CITY_REPLY });
-    l.free();
-    return ins;
-  }),
-});
-row('loop.new+next.order', 'RepairLoop', 'same, order schema reused, 0.5 KB reply', {
-  run: loop(() => {
-    const l = new RepairLoop({ prompt: PROMPT, schema: ORDER_SCHEMA });
-    const ins = l.next({ kind: 'reply', text: ORDER_REPLY });
-    l.free();
-    return ins;
-  }),
-});
+// One loop's life: new RepairLoop with the schema, one valid reply, free.
+const oneLoop = (schema, text) => {
+  const l = new RepairLoop({ prompt: PROMPT, schema });
+  const ins = l.next({ kind: 'reply', text });
+  l.free();
+  return ins;
+};
 // The form the README recommends for a schema used again and again: compile it once.
 const ORDER_COMPILED = new Schema(ORDER_SCHEMA);
-for (const schema of [ORDER_SCHEMA, ORDER_COMPILED]) {
-  const l = new RepairLoop({ prompt: PROMPT, schema });
-  const done = l.next({ kind: 'reply', text: ORDER_REPLY });
-  l.free();
-  if (done.type !== 'done' || !isDeepStrictEqual(done.value, JSON.parse(ORDER_REPLY))) {
-    throw new Error(`bench: the order loop did not accept the valid order (${done.type})`);
+for (const [schema, text] of [[CITY_SCHEMA, CITY_REPLY], [ORDER_SCHEMA, ORDER_REPLY], [ORDER_COMPILED, ORDER_REPLY]]) {
+  const done = oneLoop(schema, text);
+  if (done.type !== 'done' || !isDeepStrictEqual(done.value, JSON.parse(text))) {
+    throw new Error(`bench: a loop did not accept its valid reply (${done.type})`);
   }
 }
+row('loop.new+next.city', 'RepairLoop', 'new RepairLoop + next(valid reply) + free, small schema reused', {
+  run: loop(() => oneLoop(CITY_SCHEMA, CITY_REPLY)),
+});
+row('loop.new+next.order', 'RepairLoop', 'same, order schema reused, 0.5 KB reply', {
+  run: loop(() => oneLoop(ORDER_SCHEMA, ORDER_REPLY)),
+});
 row('loop.new+next.order.compiled', 'RepairLoop', 'same, the order schema as a Schema reused (new Schema once)', {
-  run: loop(() => {
-    const l = new RepairLoop({ prompt: PROMPT, schema: ORDER_COMPILED });
-    const ins = l.next({ kind: 'reply', text: ORDER_REPLY });
-    l.free();
-    return ins;
-  }),
+  run: loop(() => oneLoop(ORDER_COMPILED, ORDER_REPLY)),
 });
 const TRANSIENT = { kind: 'error', error: { status: 503 } };
 row('loop.next.transient', 'RepairLoop', 'next({kind:"error", error:{status:503}}) → wait-for-backoff', {
