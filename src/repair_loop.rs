@@ -442,6 +442,12 @@ impl RepairLoop {
         &self.config
     }
 
+    /// Whether replies are parsed as JSON (against a schema); without one, a `done` holds the
+    /// reply text itself as a string value.
+    pub fn has_schema(&self) -> bool {
+        self.schema.is_some()
+    }
+
     /// Whether a final instruction has been given (`next` now repeats it).
     pub fn is_finished(&self) -> bool {
         self.state.final_instruction.is_some()

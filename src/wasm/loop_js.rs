@@ -191,8 +191,9 @@ impl JsRepairLoop {
         let now = read::now_arg(&now)?;
         let (instruction, fresh) = {
             let mut inner = self.inner.try_borrow_mut().map_err(|_| busy())?;
-            // A finished loop repeats its final instruction, which is not about this reply.
-            let fresh = !inner.is_finished();
+            // A finished loop repeats its final instruction, which is not about this reply;
+            // without a schema a `done` value is the reply text as a string, not its JSON.
+            let fresh = !inner.is_finished() && inner.has_schema();
             let instruction = match &self.breaker {
                 Some(b) => {
                     let mut b = b.try_borrow_mut().map_err(|_| busy())?;
@@ -471,7 +472,8 @@ fn random_seed() -> u64 {
 }
 
 /// An instruction as JS. A `done` that holds the reply exactly as the host passed it (strict
-/// JSON, nothing repaired) takes its `value` from `JSON.parse` of the host's own string and
+/// JSON checked against the loop's schema, nothing repaired; `reply_js` is given only then)
+/// takes its `value` from `JSON.parse` of the host's own string and
 /// its `text` as that string, instead of serialising the value and copying the text out of
 /// wasm memory: the same values (see `parsed_to_js` in structured_js.rs), for less time
 /// (docs/PERFORMANCE.md).

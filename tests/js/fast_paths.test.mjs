@@ -133,6 +133,13 @@ test('done: value and text come from the reply string itself, as before', () => 
   const done = loop.next(outcome, NOW);
   assert.equal(n, 1);
   assert.deepEqual(done.value, JSON.parse(done.text));
+  // Without a schema the value is the reply text itself, even when that text is JSON.
+  for (const text of ['{"a": 1}', '42', 'plain words', '"quoted"']) {
+    const raw = new RepairLoop({ prompt: PROMPT, seed: 1 }).next({ kind: 'reply', text }, NOW);
+    assert.equal(raw.type, 'done');
+    assert.equal(raw.value, text);
+    assert.equal(raw.text, text);
+  }
   // A repaired reply keeps the repaired text.
   const fixed = new RepairLoop({ prompt: PROMPT, schema: {}, seed: 1 }).next({ kind: 'reply', text: '{a: 1,}' }, NOW);
   assert.deepEqual(fixed.value, { a: 1 });
