@@ -492,14 +492,15 @@ fn instruction_to_js(
             *delay_ms, prompt, *attempt, classified,
         ));
     }
+    // Every field named (the value comes from `reply_js`): a new `Done` field breaks the build.
     let (
         Instruction::Done {
+            value: _,
             text,
             source,
             fixes,
             attempts,
             cost_usd,
-            ..
         },
         Some(reply_js),
     ) = (instruction, reply_js)

@@ -116,14 +116,22 @@ fn variant_js<T: Serialize>(v: &T) -> JsValue {
     }
 }
 
-/// A classification as JS, built by js/instructions.js.
+/// A classification as JS, built by js/instructions.js. Destructured without `..`: a field
+/// added to `Classified` must be added here too, or this stops compiling.
 pub(crate) fn classified_to_js(c: &crate::classify::Classified) -> JsValue {
+    let crate::classify::Classified {
+        class,
+        cause,
+        reason,
+        signal,
+        retry_after_ms,
+    } = c;
     classified_js(
-        &variant_js(&c.class),
-        &variant_js(&c.cause),
-        &c.reason,
-        &variant_js(&c.signal),
-        c.retry_after_ms,
+        &variant_js(class),
+        &variant_js(cause),
+        reason,
+        &variant_js(signal),
+        *retry_after_ms,
     )
 }
 
@@ -134,10 +142,12 @@ pub(crate) fn wait_for_backoff_to_js(
     attempt: u32,
     classified: &crate::classify::Classified,
 ) -> JsValue {
+    // Without `..`, as above: a new `Prompt` field breaks the build here, not the output.
+    let crate::prompt::Prompt { system, user } = prompt;
     wait_for_backoff_js(
         delay_ms,
-        &prompt.system,
-        &prompt.user,
+        system,
+        user,
         attempt,
         &classified_to_js(classified),
     )
