@@ -81,19 +81,22 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     };
     let compiled = compile_text(&text, field)?;
     if found.is_string() {
-        let slot = schema_remember();
-        if let Ok(slot) = usize::try_from(slot) {
-            SLOTS.with(|s| {
-                if let Ok(mut s) = s.try_borrow_mut() {
-                    if s.len() <= slot {
-                        s.resize(slot + 1, None);
-                    }
-                    if let Some(entry) = s.get_mut(slot) {
-                        *entry = Some(compiled.clone());
-                    }
-                }
-            });
-        }
+        // The JS side learns the text only once the slot can be written here, so a slot it
+        // hands out always holds that text's schema (schemaRemember runs no user code).
+        SLOTS.with(|s| {
+            let Ok(mut s) = s.try_borrow_mut() else {
+                return;
+            };
+            let Ok(slot) = usize::try_from(schema_remember()) else {
+                return;
+            };
+            if s.len() <= slot {
+                s.resize(slot + 1, None);
+            }
+            if let Some(entry) = s.get_mut(slot) {
+                *entry = Some(compiled.clone());
+            }
+        });
     }
     Ok(compiled)
 }
