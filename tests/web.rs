@@ -24,9 +24,6 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-mod web_common;
-use web_common::*;
-
 use selfheal::wasm::classify;
 use selfheal::wasm::loop_js::{JsCircuitBreaker, JsRepairLoop};
 use selfheal::wasm::structured_js::{build_repair_prompt, parse_structured, repair_json, JsSchema};
@@ -125,6 +122,14 @@ export function optionsWithThrowingGetter(field) {
 }
 
 /// `{ ...base, [key]: value }` for values JSON cannot express (NaN, undefined, functions).
+export function withField(base, path, value) {
+  const o = JSON.parse(JSON.stringify(base));
+  const keys = path.split('.');
+  let t = o;
+  for (const k of keys.slice(0, -1)) { if (typeof t[k] !== 'object' || t[k] === null) t[k] = {}; t = t[k]; }
+  t[keys[keys.length - 1]] = value;
+  return o;
+}
 
 export function nan() { return NaN; }
 export function cyclicSchema() { const s = { type: 'object', properties: {} }; s.properties.self = s; return s; }
@@ -144,6 +149,8 @@ extern "C" {
     fn hostile(kind: &str) -> JsValue;
     #[wasm_bindgen(js_name = optionsWithThrowingGetter)]
     fn options_with_throwing_getter(field: &str) -> JsValue;
+    #[wasm_bindgen(js_name = withField)]
+    fn with_field(base: &JsValue, path: &str, value: &JsValue) -> JsValue;
     fn nan() -> JsValue;
     #[wasm_bindgen(js_name = cyclicSchema)]
     fn cyclic_schema() -> JsValue;
@@ -157,6 +164,23 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------- Rust helpers
+
+/// A JSON value as a fresh JS object.
+fn js(v: Value) -> JsValue {
+    JSON::parse(&v.to_string()).expect("JSON.parse")
+}
+
+/// A JS value back as JSON (through `JSON.stringify`, so only plain data survives).
+fn rs(v: &JsValue) -> Value {
+    if v.is_undefined() {
+        return Value::Null;
+    }
+    let text = JSON::stringify(v)
+        .expect("JSON.stringify")
+        .as_string()
+        .expect("string");
+    serde_json::from_str(&text).expect("valid JSON")
+}
 
 fn prompt() -> Value {
     json!({ "system": "Reply with JSON only.", "user": "Give the capital of France as {\"city\": string}." })
@@ -213,9 +237,42 @@ fn classify_at(error: &JsValue, now: f64) -> Value {
     ))
 }
 
-/// `classify(error)` gives this class and cause (and a one-line reason).
-fn assert_classifies(error: &JsValue, class: &str, cause: &str) {
-    assert_class(&classify_rs(error), class, cause);
+fn message(e: &JsValue) -> String {
+    Reflect::get(e, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Thrown {
+    Type,
+    Range,
+}
+
+/// Assert a thrown `TypeError`/`RangeError` whose message names `field`.
+fn assert_thrown<T>(r: Result<T, JsValue>, kind: Thrown, field: &str) -> String {
+    let e = match r {
+        Ok(_) => panic!("expected a {kind:?}Error naming {field}, got a value"),
+        Err(e) => e,
+    };
+    let msg = message(&e);
+    match kind {
+        Thrown::Type => assert!(
+            e.is_instance_of::<js_sys::TypeError>(),
+            "not a TypeError: {msg}"
+        ),
+        Thrown::Range => assert!(
+            e.is_instance_of::<js_sys::RangeError>(),
+            "not a RangeError: {msg}"
+        ),
+    }
+    assert!(e.is_instance_of::<js_sys::Error>(), "not an Error: {msg}");
+    assert!(
+        msg.contains(field),
+        "message {msg:?} does not name {field:?}"
+    );
+    msg
 }
 
 fn assert_class(c: &Value, class: &str, cause: &str) {
@@ -231,6 +288,8 @@ fn assert_class(c: &Value, class: &str, cause: &str) {
         "reason: {c}"
     );
 }
+
+const NOW: f64 = 1_700_000_000_000.0;
 
 // ================================================================ classify
 
@@ -259,9 +318,13 @@ fn classify_plain_objects_by_status() {
         assert_eq!(c["retryAfterMs"], Value::Null);
     }
     // statusCode and response.status are read too.
-    assert_classifies(&js(json!({ "statusCode": 503 })), "transient", "overloaded");
-    assert_classifies(
-        &js(json!({ "response": { "status": 401 } })),
+    assert_class(
+        &classify_rs(&js(json!({ "statusCode": 503 }))),
+        "transient",
+        "overloaded",
+    );
+    assert_class(
+        &classify_rs(&js(json!({ "response": { "status": 401 } }))),
         "hard-fail",
         "auth",
     );
@@ -274,8 +337,16 @@ fn classify_error_subclasses_with_own_properties() {
     assert_eq!(c["retryAfterMs"], 3000.0);
     assert!(c["reason"].as_str().unwrap().contains("Overloaded"), "{c}");
 
-    assert_classifies(&make_error("subclass-500"), "transient", "server-error");
-    assert_classifies(&make_error("subclass-401"), "hard-fail", "auth");
+    assert_class(
+        &classify_rs(&make_error("subclass-500")),
+        "transient",
+        "server-error",
+    );
+    assert_class(
+        &classify_rs(&make_error("subclass-401")),
+        "hard-fail",
+        "auth",
+    );
 
     let c = classify_rs(&make_error("rate-limit-class"));
     assert_class(&c, "transient", "rate-limited");
@@ -294,21 +365,41 @@ fn classify_fetch_type_errors() {
     let c = classify_rs(&make_error("fetch-reset"));
     assert_class(&c, "transient", "network");
     assert_eq!(c["signal"], "code");
-    assert_classifies(&make_error("fetch-refused"), "transient", "network");
-    assert_classifies(&make_error("fetch-timeout"), "transient", "timeout");
+    assert_class(
+        &classify_rs(&make_error("fetch-refused")),
+        "transient",
+        "network",
+    );
+    assert_class(
+        &classify_rs(&make_error("fetch-timeout")),
+        "transient",
+        "timeout",
+    );
     // An application error that merely says "fetch failed" is not a network fault.
-    assert_classifies(&make_error("app-fetch-failed"), "hard-fail", "unknown");
+    assert_class(
+        &classify_rs(&make_error("app-fetch-failed")),
+        "hard-fail",
+        "unknown",
+    );
 }
 
 #[wasm_bindgen_test]
 fn classify_abort_and_timeout_dom_exceptions() {
     let c = classify_rs(&make_error("abort"));
     assert_class(&c, "hard-fail", "aborted");
-    assert_classifies(&make_error("abort-signal"), "hard-fail", "aborted");
+    assert_class(
+        &classify_rs(&make_error("abort-signal")),
+        "hard-fail",
+        "aborted",
+    );
     let c = classify_rs(&make_error("timeout"));
     assert_class(&c, "transient", "timeout");
     assert_eq!(c["signal"], "error-type");
-    assert_classifies(&make_error("timeout-signal"), "transient", "timeout");
+    assert_class(
+        &classify_rs(&make_error("timeout-signal")),
+        "transient",
+        "timeout",
+    );
 }
 
 #[wasm_bindgen_test]
@@ -400,7 +491,7 @@ fn classify_openai_bodies() {
         "error": { "message": "This model's maximum context length is 8192 tokens", "type": "invalid_request_error", "code": "context_length_exceeded" },
         "code": "context_length_exceeded"
     }));
-    assert_classifies(&overflow, "hard-fail", "context-overflow");
+    assert_class(&classify_rs(&overflow), "hard-fail", "context-overflow");
 }
 
 #[wasm_bindgen_test]
@@ -481,7 +572,7 @@ fn classify_validation_argument() {
         JsValue::UNDEFINED,
     ));
     assert_class(&c, "hard-fail", "unknown");
-    assert_classifies(&JsValue::UNDEFINED, "hard-fail", "unknown");
+    assert_class(&classify_rs(&JsValue::UNDEFINED), "hard-fail", "unknown");
 }
 
 #[wasm_bindgen_test]
@@ -517,11 +608,23 @@ fn classify_never_throws_on_hostile_values() {
         );
     }
     // Absent fields, not errors: the throwing status getter leaves the message.
-    assert_classifies(&hostile("throwing-getter"), "transient", "network");
-    assert_classifies(&hostile("revoked-proxy"), "hard-fail", "unknown");
-    assert_classifies(&hostile("throwing-traps"), "hard-fail", "unknown");
-    assert_classifies(&hostile("symbol"), "hard-fail", "unknown");
-    assert_classifies(&hostile("bigint"), "hard-fail", "unknown");
+    assert_class(
+        &classify_rs(&hostile("throwing-getter")),
+        "transient",
+        "network",
+    );
+    assert_class(
+        &classify_rs(&hostile("revoked-proxy")),
+        "hard-fail",
+        "unknown",
+    );
+    assert_class(
+        &classify_rs(&hostile("throwing-traps")),
+        "hard-fail",
+        "unknown",
+    );
+    assert_class(&classify_rs(&hostile("symbol")), "hard-fail", "unknown");
+    assert_class(&classify_rs(&hostile("bigint")), "hard-fail", "unknown");
     let c = classify_rs(&hostile("cyclic"));
     assert_class(&c, "transient", "overloaded");
     assert_eq!(c["retryAfterMs"], 1000.0);
@@ -539,8 +642,8 @@ fn classify_never_throws_on_hostile_values() {
         assert_eq!(c["retryAfterMs"], Value::Null, "{kind}");
     }
     assert_eq!(classify_rs(&hostile("huge-headers"))["class"], "transient");
-    assert_classifies(&make_error("string"), "hard-fail", "unknown");
-    assert_classifies(&make_error("number"), "hard-fail", "unknown");
+    assert_class(&classify_rs(&make_error("string")), "hard-fail", "unknown");
+    assert_class(&classify_rs(&make_error("number")), "hard-fail", "unknown");
     // Hostile validation and now.
     let c = rs(&classify(
         hostile("throwing-getter-all"),

@@ -31,13 +31,10 @@
     clippy::unreachable
 )]
 
-use js_sys::{Array, Reflect};
+use js_sys::{Array, Reflect, JSON};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-
-mod web_common;
-use web_common::{js, NOW};
 
 use selfheal::wasm::classify;
 use selfheal::wasm::loop_js::{JsCircuitBreaker, JsRepairLoop};
@@ -133,6 +130,12 @@ extern "C" {
     fn guard(f: &Closure<dyn FnMut() -> Result<(), JsValue>>) -> JsValue;
     fn describe(e: &JsValue) -> String;
     fn nest(key: &str, n: u32, in_array: bool) -> JsValue;
+}
+
+const NOW: f64 = 1_700_000_000_000.0;
+
+fn js(v: Value) -> JsValue {
+    JSON::parse(&v.to_string()).unwrap()
 }
 
 fn get(v: &JsValue, key: &str) -> JsValue {

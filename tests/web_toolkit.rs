@@ -18,13 +18,10 @@
     clippy::unreachable
 )]
 
-use js_sys::Reflect;
+use js_sys::{Reflect, JSON};
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
-
-mod web_common;
-use web_common::*;
 
 use selfheal::wasm::loop_js::JsCircuitBreaker;
 use selfheal::wasm::toolkit_js::{
@@ -37,6 +34,14 @@ wasm_bindgen_test_configure!(run_in_browser);
 // ---------------------------------------------------------------- JS helpers
 
 #[wasm_bindgen(inline_js = r#"
+export function withField(base, path, value) {
+  const o = JSON.parse(JSON.stringify(base));
+  const keys = path.split('.');
+  let t = o;
+  for (const k of keys.slice(0, -1)) { if (typeof t[k] !== 'object' || t[k] === null) t[k] = {}; t = t[k]; }
+  t[keys[keys.length - 1]] = value;
+  return o;
+}
 export function special(kind) {
   switch (kind) {
     case 'nan': return NaN;
@@ -67,6 +72,8 @@ export function reentrantStep(supervisor, now) {
 }
 "#)]
 extern "C" {
+    #[wasm_bindgen(js_name = withField)]
+    fn with_field(base: &JsValue, path: &str, value: &JsValue) -> JsValue;
     fn special(kind: &str) -> JsValue;
     #[wasm_bindgen(js_name = throwingGetter)]
     fn throwing_getter(base: &JsValue, field: &str) -> JsValue;
@@ -75,6 +82,23 @@ extern "C" {
 }
 
 // ---------------------------------------------------------------- Rust helpers
+
+const NOW: f64 = 1_700_000_000_000.0;
+
+fn js(v: Value) -> JsValue {
+    JSON::parse(&v.to_string()).expect("JSON.parse")
+}
+
+fn rs(v: &JsValue) -> Value {
+    if v.is_undefined() {
+        return Value::Null;
+    }
+    let text = JSON::stringify(v)
+        .expect("JSON.stringify")
+        .as_string()
+        .expect("string");
+    serde_json::from_str(&text).expect("valid JSON")
+}
 
 fn ok<T>(r: Result<T, JsValue>) -> T {
     match r {
@@ -89,6 +113,44 @@ fn okv(r: Result<JsValue, JsValue>) -> Value {
 
 fn now(t: f64) -> JsValue {
     JsValue::from_f64(t)
+}
+
+fn message(e: &JsValue) -> String {
+    Reflect::get(e, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Thrown {
+    Type,
+    Range,
+}
+
+/// Assert a thrown `TypeError`/`RangeError` whose message names `field`.
+fn assert_thrown<T>(r: Result<T, JsValue>, kind: Thrown, field: &str) -> String {
+    let e = match r {
+        Ok(_) => panic!("expected a {kind:?}Error naming {field}, got a value"),
+        Err(e) => e,
+    };
+    let msg = message(&e);
+    match kind {
+        Thrown::Type => assert!(
+            e.is_instance_of::<js_sys::TypeError>(),
+            "not a TypeError: {msg}"
+        ),
+        Thrown::Range => assert!(
+            e.is_instance_of::<js_sys::RangeError>(),
+            "not a RangeError: {msg}"
+        ),
+    }
+    assert!(msg.starts_with("selfheal: "), "{msg}");
+    assert!(
+        msg.contains(field),
+        "message {msg:?} does not name {field:?}"
+    );
+    msg
 }
 
 /// `JSON.parse(JSON.stringify(x.toJSON()))`: what a host stores and loads.
