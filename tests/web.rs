@@ -275,6 +275,11 @@ fn assert_thrown<T>(r: Result<T, JsValue>, kind: Thrown, field: &str) -> String 
     msg
 }
 
+/// `classify(error)` gives this class and cause (and a one-line reason).
+fn assert_classifies(error: &JsValue, class: &str, cause: &str) {
+    assert_class(&classify_rs(error), class, cause);
+}
+
 fn assert_class(c: &Value, class: &str, cause: &str) {
     assert_eq!(
         (c["class"].as_str(), c["cause"].as_str()),
@@ -318,13 +323,9 @@ fn classify_plain_objects_by_status() {
         assert_eq!(c["retryAfterMs"], Value::Null);
     }
     // statusCode and response.status are read too.
-    assert_class(
-        &classify_rs(&js(json!({ "statusCode": 503 }))),
-        "transient",
-        "overloaded",
-    );
-    assert_class(
-        &classify_rs(&js(json!({ "response": { "status": 401 } }))),
+    assert_classifies(&js(json!({ "statusCode": 503 })), "transient", "overloaded");
+    assert_classifies(
+        &js(json!({ "response": { "status": 401 } })),
         "hard-fail",
         "auth",
     );
@@ -337,16 +338,8 @@ fn classify_error_subclasses_with_own_properties() {
     assert_eq!(c["retryAfterMs"], 3000.0);
     assert!(c["reason"].as_str().unwrap().contains("Overloaded"), "{c}");
 
-    assert_class(
-        &classify_rs(&make_error("subclass-500")),
-        "transient",
-        "server-error",
-    );
-    assert_class(
-        &classify_rs(&make_error("subclass-401")),
-        "hard-fail",
-        "auth",
-    );
+    assert_classifies(&make_error("subclass-500"), "transient", "server-error");
+    assert_classifies(&make_error("subclass-401"), "hard-fail", "auth");
 
     let c = classify_rs(&make_error("rate-limit-class"));
     assert_class(&c, "transient", "rate-limited");
@@ -365,41 +358,21 @@ fn classify_fetch_type_errors() {
     let c = classify_rs(&make_error("fetch-reset"));
     assert_class(&c, "transient", "network");
     assert_eq!(c["signal"], "code");
-    assert_class(
-        &classify_rs(&make_error("fetch-refused")),
-        "transient",
-        "network",
-    );
-    assert_class(
-        &classify_rs(&make_error("fetch-timeout")),
-        "transient",
-        "timeout",
-    );
+    assert_classifies(&make_error("fetch-refused"), "transient", "network");
+    assert_classifies(&make_error("fetch-timeout"), "transient", "timeout");
     // An application error that merely says "fetch failed" is not a network fault.
-    assert_class(
-        &classify_rs(&make_error("app-fetch-failed")),
-        "hard-fail",
-        "unknown",
-    );
+    assert_classifies(&make_error("app-fetch-failed"), "hard-fail", "unknown");
 }
 
 #[wasm_bindgen_test]
 fn classify_abort_and_timeout_dom_exceptions() {
     let c = classify_rs(&make_error("abort"));
     assert_class(&c, "hard-fail", "aborted");
-    assert_class(
-        &classify_rs(&make_error("abort-signal")),
-        "hard-fail",
-        "aborted",
-    );
+    assert_classifies(&make_error("abort-signal"), "hard-fail", "aborted");
     let c = classify_rs(&make_error("timeout"));
     assert_class(&c, "transient", "timeout");
     assert_eq!(c["signal"], "error-type");
-    assert_class(
-        &classify_rs(&make_error("timeout-signal")),
-        "transient",
-        "timeout",
-    );
+    assert_classifies(&make_error("timeout-signal"), "transient", "timeout");
 }
 
 #[wasm_bindgen_test]
@@ -491,7 +464,7 @@ fn classify_openai_bodies() {
         "error": { "message": "This model's maximum context length is 8192 tokens", "type": "invalid_request_error", "code": "context_length_exceeded" },
         "code": "context_length_exceeded"
     }));
-    assert_class(&classify_rs(&overflow), "hard-fail", "context-overflow");
+    assert_classifies(&overflow, "hard-fail", "context-overflow");
 }
 
 #[wasm_bindgen_test]
@@ -572,7 +545,7 @@ fn classify_validation_argument() {
         JsValue::UNDEFINED,
     ));
     assert_class(&c, "hard-fail", "unknown");
-    assert_class(&classify_rs(&JsValue::UNDEFINED), "hard-fail", "unknown");
+    assert_classifies(&JsValue::UNDEFINED, "hard-fail", "unknown");
 }
 
 #[wasm_bindgen_test]
@@ -608,23 +581,11 @@ fn classify_never_throws_on_hostile_values() {
         );
     }
     // Absent fields, not errors: the throwing status getter leaves the message.
-    assert_class(
-        &classify_rs(&hostile("throwing-getter")),
-        "transient",
-        "network",
-    );
-    assert_class(
-        &classify_rs(&hostile("revoked-proxy")),
-        "hard-fail",
-        "unknown",
-    );
-    assert_class(
-        &classify_rs(&hostile("throwing-traps")),
-        "hard-fail",
-        "unknown",
-    );
-    assert_class(&classify_rs(&hostile("symbol")), "hard-fail", "unknown");
-    assert_class(&classify_rs(&hostile("bigint")), "hard-fail", "unknown");
+    assert_classifies(&hostile("throwing-getter"), "transient", "network");
+    assert_classifies(&hostile("revoked-proxy"), "hard-fail", "unknown");
+    assert_classifies(&hostile("throwing-traps"), "hard-fail", "unknown");
+    assert_classifies(&hostile("symbol"), "hard-fail", "unknown");
+    assert_classifies(&hostile("bigint"), "hard-fail", "unknown");
     let c = classify_rs(&hostile("cyclic"));
     assert_class(&c, "transient", "overloaded");
     assert_eq!(c["retryAfterMs"], 1000.0);
@@ -642,8 +603,8 @@ fn classify_never_throws_on_hostile_values() {
         assert_eq!(c["retryAfterMs"], Value::Null, "{kind}");
     }
     assert_eq!(classify_rs(&hostile("huge-headers"))["class"], "transient");
-    assert_class(&classify_rs(&make_error("string")), "hard-fail", "unknown");
-    assert_class(&classify_rs(&make_error("number")), "hard-fail", "unknown");
+    assert_classifies(&make_error("string"), "hard-fail", "unknown");
+    assert_classifies(&make_error("number"), "hard-fail", "unknown");
     // Hostile validation and now.
     let c = rs(&classify(
         hostile("throwing-getter-all"),
