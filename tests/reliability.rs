@@ -721,8 +721,7 @@ fn huge_backoff_options_give_a_finite_delay() {
 /// is strict. (tests/repair_corpus.rs checks `repair_json` on the same files.)
 #[test]
 fn parse_agrees_with_every_json_test_suite_verdict() {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/JSONTestSuite/test_parsing");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/JSONTestSuite/test_parsing");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("JSONTestSuite corpus missing at {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))

@@ -1,5 +1,5 @@
 //! Runs `repair_json` over every file of JSONTestSuite's `test_parsing`
-//! folder (shared corpus, a sibling of the repo clone):
+//! folder (vendored under `tests/corpus/`, MIT):
 //!
 //! * `y_` files (valid JSON) come back byte-identical with no fixes;
 //! * no file of any kind (`y_`, `n_`, `i_`) makes it panic, and every `Some`
@@ -23,18 +23,14 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/JSONTestSuite/test_parsing")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/JSONTestSuite/test_parsing")
 }
 
 #[test]
 fn json_test_suite_corpus() {
     let dir = corpus_dir();
-    let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| {
-        panic!(
-            "JSONTestSuite corpus missing at {}: {e} (expected shared/ beside the repo clone)",
-            dir.display()
-        )
-    });
+    let entries = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("JSONTestSuite corpus missing at {}: {e}", dir.display()));
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
