@@ -347,8 +347,8 @@ impl<F: Json> fmt::Debug for SharedContextState<'_, F> {
 #[derive(Debug, Clone)]
 struct PatternCacheEntry {
     translated: Arc<str>,
-    fancy: Option<Arc<Compiled<fancy_regex::Regex>>>,
-    standard: Option<Arc<Compiled<regex::Regex>>>,
+    fancy: Option<Arc<Compiled<crate::regex::Ecma>>>,
+    standard: Option<Arc<Compiled<crate::regex::Ecma>>>,
     /// Holds `None` once the pattern is known not to be a sequence.
     sequence: std::cell::OnceCell<Option<Arc<SequenceMatcher<LazyRegex>>>>,
 }
@@ -551,7 +551,8 @@ impl<'a, F: Json> Context<'a, F> {
         if let Some(entry) = self.shared.pattern_cache.borrow().get(pattern) {
             return Ok(Arc::clone(&entry.translated));
         }
-        let translated = Arc::<str>::from(jsonschema_regex::to_rust_regex(pattern)?);
+        // selfheal patch: the engine takes ECMA-262 source; no translation to Rust syntax.
+        let translated = Arc::<str>::from(pattern);
         self.shared.pattern_cache.borrow_mut().insert(
             Arc::from(pattern),
             PatternCacheEntry {
@@ -931,8 +932,8 @@ impl<'a, F: Json> Context<'a, F> {
     pub(crate) fn get_or_compile_regex(
         &self,
         pattern: &str,
-    ) -> Result<Arc<Compiled<fancy_regex::Regex>>, ()> {
-        let translated = self.translated_pattern(pattern)?;
+    ) -> Result<Arc<Compiled<crate::regex::Ecma>>, ()> {
+        self.translated_pattern(pattern)?;
         {
             let cache = self.shared.pattern_cache.borrow();
             if let Some(entry) = cache.get(pattern) {
@@ -947,22 +948,7 @@ impl<'a, F: Json> Context<'a, F> {
         let regex = if let Some(cached) = shared.and_then(|cache| cache.fancy(options, pattern)) {
             cached?
         } else {
-            let (backtrack_limit, size_limit, dfa_size_limit) = match options {
-                PatternEngineOptions::FancyRegex {
-                    backtrack_limit,
-                    size_limit,
-                    dfa_size_limit,
-                } => (backtrack_limit, size_limit, dfa_size_limit),
-                PatternEngineOptions::Regex { .. } => (None, None, None),
-            };
-            let compiled = crate::regex::build_fancy_regex(
-                pattern,
-                translated.as_ref(),
-                backtrack_limit,
-                size_limit,
-                dfa_size_limit,
-            )
-            .map(Arc::new);
+            let compiled = crate::regex::build_ecma(pattern).map(Arc::new);
             if let Some(cache) = shared {
                 cache.insert_fancy(options, pattern, compiled.clone());
             }
@@ -981,6 +967,13 @@ impl<'a, F: Json> Context<'a, F> {
         &self,
         pattern: &str,
     ) -> Option<Arc<SequenceMatcher<LazyRegex>>> {
+        // selfheal patch: sequences are recognised on regex-syntax's parse of the translated
+        // pattern, which links regex-syntax and its Unicode tables; the selfheal engine matches
+        // these patterns instead.
+        const SEQUENCES: bool = false;
+        if !SEQUENCES {
+            return None;
+        }
         let translated = self.translated_pattern(pattern).ok()?;
         let cache = self.shared.pattern_cache.borrow();
         let entry = cache.get(pattern)?;
@@ -1021,8 +1014,8 @@ impl<'a, F: Json> Context<'a, F> {
     pub(crate) fn get_or_compile_standard_regex(
         &self,
         pattern: &str,
-    ) -> Result<Arc<Compiled<regex::Regex>>, ()> {
-        let translated = self.translated_pattern(pattern)?;
+    ) -> Result<Arc<Compiled<crate::regex::Ecma>>, ()> {
+        self.translated_pattern(pattern)?;
         {
             let cache = self.shared.pattern_cache.borrow();
             if let Some(entry) = cache.get(pattern) {
@@ -1038,20 +1031,7 @@ impl<'a, F: Json> Context<'a, F> {
         {
             cached?
         } else {
-            let (size_limit, dfa_size_limit) = match options {
-                PatternEngineOptions::Regex {
-                    size_limit,
-                    dfa_size_limit,
-                } => (size_limit, dfa_size_limit),
-                PatternEngineOptions::FancyRegex { .. } => (None, None),
-            };
-            let compiled = crate::regex::build_standard_regex(
-                pattern,
-                translated.as_ref(),
-                size_limit,
-                dfa_size_limit,
-            )
-            .map(Arc::new);
+            let compiled = crate::regex::build_ecma(pattern).map(Arc::new);
             if let Some(cache) = shared {
                 cache.insert_standard(options, pattern, compiled.clone());
             }

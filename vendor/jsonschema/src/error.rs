@@ -792,6 +792,25 @@ impl<'a> ValidationError<'a> {
             tracker,
         )
     }
+    /// selfheal patch: a valid `pattern` that `selfheal_pattern` refused (`reason` says why), as a
+    /// schema error in place of "is not a regex".
+    pub(crate) fn refused_pattern(
+        schema_path: Location,
+        instance: LazyInstance<'a>,
+        pattern: &str,
+        reason: &selfheal_pattern::Error,
+    ) -> ValidationError<'a> {
+        Self::borrowed(
+            instance,
+            ValidationErrorKind::Custom {
+                keyword: "pattern".to_owned(),
+                message: format!("{pattern:?} {reason}"),
+            },
+            Location::new(),
+            schema_path,
+            LazyEvaluationPath::SameAsSchemaPath,
+        )
+    }
     pub(crate) fn format(
         schema_path: Location,
         tracker: impl Into<LazyEvaluationPath>,

@@ -942,8 +942,8 @@ type CompiledByOptions<R> = AHashMap<PatternEngineOptions, AHashMap<Arc<str>, Re
 
 #[derive(Debug, Default)]
 struct CompiledPatterns {
-    fancy: CompiledByOptions<Compiled<fancy_regex::Regex>>,
-    standard: CompiledByOptions<Compiled<regex::Regex>>,
+    fancy: CompiledByOptions<Compiled<crate::regex::Ecma>>,
+    standard: CompiledByOptions<Compiled<crate::regex::Ecma>>,
     /// The same for every engine option. `Err` records a pattern that is not a sequence.
     sequences: AHashMap<Arc<str>, Result<Arc<SequenceMatcher<LazyRegex>>, ()>>,
 }
@@ -964,7 +964,7 @@ impl PatternCache {
         &self,
         options: PatternEngineOptions,
         pattern: &str,
-    ) -> Option<Result<Arc<Compiled<fancy_regex::Regex>>, ()>> {
+    ) -> Option<Result<Arc<Compiled<crate::regex::Ecma>>, ()>> {
         self.lock().fancy.get(&options)?.get(pattern).cloned()
     }
 
@@ -972,7 +972,7 @@ impl PatternCache {
         &self,
         options: PatternEngineOptions,
         pattern: &str,
-        regex: Result<Arc<Compiled<fancy_regex::Regex>>, ()>,
+        regex: Result<Arc<Compiled<crate::regex::Ecma>>, ()>,
     ) {
         self.lock()
             .fancy
@@ -986,7 +986,7 @@ impl PatternCache {
         &self,
         options: PatternEngineOptions,
         pattern: &str,
-    ) -> Option<Result<Arc<Compiled<regex::Regex>>, ()>> {
+    ) -> Option<Result<Arc<Compiled<crate::regex::Ecma>>, ()>> {
         self.lock().standard.get(&options)?.get(pattern).cloned()
     }
 
@@ -994,7 +994,7 @@ impl PatternCache {
         &self,
         options: PatternEngineOptions,
         pattern: &str,
-        regex: Result<Arc<Compiled<regex::Regex>>, ()>,
+        regex: Result<Arc<Compiled<crate::regex::Ecma>>, ()>,
     ) {
         self.lock()
             .standard

@@ -84,9 +84,9 @@ where
 }
 
 pub(crate) type FancyRegexValidators<F = SerdeJson> =
-    Vec<(CompiledPattern<Compiled<fancy_regex::Regex>>, SchemaNode<F>)>;
+    Vec<(CompiledPattern<Compiled<crate::regex::Ecma>>, SchemaNode<F>)>;
 pub(crate) type RegexValidators<F = SerdeJson> =
-    Vec<(CompiledPattern<Compiled<regex::Regex>>, SchemaNode<F>)>;
+    Vec<(CompiledPattern<Compiled<crate::regex::Ecma>>, SchemaNode<F>)>;
 
 /// A value that can look up property validators by name.
 pub(crate) trait PropertiesValidatorsMap<F: Json = SerdeJson>: Send + Sync {

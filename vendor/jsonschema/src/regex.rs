@@ -112,6 +112,66 @@ impl RegexEngine for regex::Regex {
     }
 }
 
+/// selfheal patch: the engine behind every `pattern` and `patternProperties` key the validator
+/// compiles (both the "fancy" and the "standard" slot). `selfheal_pattern` checks ECMA-262
+/// syntax, then matches with the host's `RegExp` (wasm), regex-lite (linear time) or, natively,
+/// fancy-regex, and refuses what could backtrack catastrophically. `fancy_regex` and `regex` stay
+/// for `canonicalize()` only, so a build that never canonicalizes links neither.
+pub(crate) type Ecma = selfheal_pattern::Pattern;
+
+/// Build the selfheal engine for `pattern` (ECMA-262 source, not translated); `Err(())` on a
+/// rejected pattern. The engine limits of `PatternOptions` do not apply: every engine it picks is
+/// linear or screened.
+pub(crate) fn build_ecma(pattern: &str) -> Result<Compiled<Ecma>, ()> {
+    Ecma::new(pattern).map(Compiled::Engine).map_err(|_| ())
+}
+
+/// Marker error of [`Ecma`]: the engine threw or ran out of its backtrack budget.
+#[derive(Debug)]
+pub(crate) struct EcmaMatchFailure {
+    pattern: Box<str>,
+}
+
+impl RegexError for EcmaMatchFailure {
+    fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    fn into_failure_reason(self) -> RegexFailureReason {
+        RegexFailureReason::Panicked
+    }
+}
+
+impl From<RegexBackendPanic> for EcmaMatchFailure {
+    fn from(panic: RegexBackendPanic) -> Self {
+        Self {
+            pattern: panic.pattern,
+        }
+    }
+}
+
+impl From<EcmaMatchFailure> for RegexBackendPanic {
+    fn from(failure: EcmaMatchFailure) -> Self {
+        Self {
+            pattern: failure.pattern,
+        }
+    }
+}
+
+impl RegexEngine for Ecma {
+    type Error = EcmaMatchFailure;
+
+    fn pattern(&self) -> Option<&str> {
+        Some(self.as_str())
+    }
+
+    fn is_match(&self, text: &str) -> Result<bool, Self::Error> {
+        Ecma::is_match(self, text).map_err(|_| EcmaMatchFailure {
+            pattern: self.as_str().into(),
+        })
+    }
+}
+
 /// A compiled `pattern`: characters counted for `^X{m,n}$` over one class, the engine otherwise.
 #[derive(Debug, Clone)]
 pub(crate) enum Compiled<R> {
@@ -188,7 +248,8 @@ impl From<RegexBackendPanic> for FancyRegexError {
 #[derive(Debug)]
 pub(crate) struct LazyRegex {
     translated: Arc<str>,
-    regex: OnceLock<regex::Regex>,
+    // selfheal patch: the selfheal engine, so that nothing reachable builds a `regex::Regex`.
+    regex: OnceLock<Result<Ecma, ()>>,
 }
 
 impl LazyRegex {
@@ -208,16 +269,21 @@ impl RegexEngine for LazyRegex {
     }
 
     fn is_match(&self, text: &str) -> Result<bool, Self::Error> {
-        let regex = self.regex.get_or_init(|| {
-            regex::Regex::new(&self.translated).expect("sequence patterns build without limits")
-        });
-        RegexEngine::is_match(regex, text)
+        let regex = self
+            .regex
+            .get_or_init(|| Ecma::new(&self.translated).map_err(|_| ()));
+        match regex {
+            Ok(regex) => RegexEngine::is_match(regex, text).map_err(RegexBackendPanic::from),
+            Err(()) => Err(RegexBackendPanic {
+                pattern: self.translated.as_ref().into(),
+            }),
+        }
     }
 }
 
 pub(crate) enum Part {
     Sequence(Arc<SequenceMatcher<LazyRegex>>),
-    Regex(Arc<Compiled<regex::Regex>>),
+    Regex(Arc<Compiled<Ecma>>),
 }
 
 /// Matches when every part does: the parts [`jsonschema_regex::split_leading_lookaheads`] makes
@@ -232,7 +298,8 @@ impl RegexEngine for AllMatch {
         for part in &self.0 {
             let matched = match part {
                 Part::Sequence(sequence) => sequence.is_match(text)?,
-                Part::Regex(regex) => RegexEngine::is_match(&**regex, text)?,
+                Part::Regex(regex) => RegexEngine::is_match(&**regex, text)
+                    .map_err(RegexBackendPanic::from)?,
             };
             if !matched {
                 return Ok(false);

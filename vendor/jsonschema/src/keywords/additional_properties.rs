@@ -2018,7 +2018,7 @@ pub(crate) fn compile<'a, F: Json>(
                             if let Some(properties) = properties {
                                 if let Value::Object(map) = properties {
                                     compile_pattern_non_empty_false::<
-                                        CompiledPattern<Compiled<fancy_regex::Regex>>,
+                                        CompiledPattern<Compiled<crate::regex::Ecma>>,
                                         F,
                                     >(ctx, map, patterns)
                                 } else {
@@ -2050,7 +2050,7 @@ pub(crate) fn compile<'a, F: Json>(
                             if let Some(properties) = properties {
                                 if let Value::Object(map) = properties {
                                     compile_pattern_non_empty::<
-                                        CompiledPattern<Compiled<fancy_regex::Regex>>,
+                                        CompiledPattern<Compiled<crate::regex::Ecma>>,
                                         F,
                                     >(ctx, map, patterns, schema)
                                 } else {
@@ -2091,7 +2091,7 @@ pub(crate) fn compile<'a, F: Json>(
                             if let Some(properties) = properties {
                                 if let Value::Object(map) = properties {
                                     compile_pattern_non_empty_false::<
-                                        CompiledPattern<Compiled<regex::Regex>>,
+                                        CompiledPattern<Compiled<crate::regex::Ecma>>,
                                         F,
                                     >(ctx, map, patterns)
                                 } else {
@@ -2123,7 +2123,7 @@ pub(crate) fn compile<'a, F: Json>(
                             if let Some(properties) = properties {
                                 if let Value::Object(map) = properties {
                                     compile_pattern_non_empty::<
-                                        CompiledPattern<Compiled<regex::Regex>>,
+                                        CompiledPattern<Compiled<crate::regex::Ecma>>,
                                         F,
                                     >(ctx, map, patterns, schema)
                                 } else {

@@ -366,6 +366,20 @@ fn invalid_regex<'a, F: Json>(
     ctx: &compiler::Context<F>,
     schema: &'a Value,
 ) -> ValidationError<'a> {
+    // selfheal patch: say why a valid pattern was refused.
+    if let Value::String(pattern) = schema {
+        match crate::regex::Ecma::new(pattern) {
+            Err(reason) if reason != selfheal_pattern::Error::Syntax => {
+                return ValidationError::refused_pattern(
+                    ctx.location().join("pattern"),
+                    LazyInstance::Ready(Cow::Borrowed(schema)),
+                    pattern,
+                    &reason,
+                );
+            }
+            _ => {}
+        }
+    }
     ValidationError::format(
         ctx.location().join("pattern"),
         LazyEvaluationPath::SameAsSchemaPath,

@@ -334,6 +334,17 @@ pub(crate) fn invalid_regex<F: Json>(
     ctx: &compiler::Context<F>,
     pattern: &str,
 ) -> ValidationError<'static> {
+    // selfheal patch: say why a valid pattern was refused.
+    if let Err(reason) = crate::regex::Ecma::new(pattern) {
+        if reason != selfheal_pattern::Error::Syntax {
+            return ValidationError::refused_pattern(
+                ctx.location().clone(),
+                LazyInstance::Ready(Cow::Owned(Value::String(pattern.to_owned()))),
+                pattern,
+                &reason,
+            );
+        }
+    }
     ValidationError::format(
         ctx.location().clone(),
         LazyEvaluationPath::SameAsSchemaPath,

@@ -137,8 +137,8 @@ const MAX_PARTS: usize = 64;
 #[derive(Clone, Default)]
 struct Patterns {
     literal: Vec<Pattern<LiteralMatcher>>,
-    fancy: Vec<Pattern<Compiled<fancy_regex::Regex>>>,
-    standard: Vec<Pattern<Compiled<regex::Regex>>>,
+    fancy: Vec<Pattern<Compiled<crate::regex::Ecma>>>,
+    standard: Vec<Pattern<Compiled<crate::regex::Ecma>>>,
 }
 
 #[derive(Clone)]
