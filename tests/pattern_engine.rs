@@ -67,17 +67,40 @@ fn ecma_262_meaning_where_rust_syntax_differs() {
         (r"(?<=\$)\d", "$5", true),
     ];
     for (pattern, subject, expected) in cases {
-        assert_eq!(matches(pattern, subject), *expected, "{pattern:?} on {subject:?}");
+        assert_eq!(
+            matches(pattern, subject),
+            *expected,
+            "{pattern:?} on {subject:?}"
+        );
     }
 }
 
 #[test]
 fn linear_engine_for_what_it_can_express_backtracking_only_for_screened_patterns() {
-    for p in [r"^[A-Z]{3}-\d{4}$", r"^(a+)+$", r"(a|aa)+$", r"\s+$", r"^.*.*x$"] {
-        assert_eq!(Pattern::new(p).unwrap().engine_kind(), EngineKind::Linear, "{p}");
+    for p in [
+        r"^[A-Z]{3}-\d{4}$",
+        r"^(a+)+$",
+        r"(a|aa)+$",
+        r"\s+$",
+        r"^.*.*x$",
+    ] {
+        assert_eq!(
+            Pattern::new(p).unwrap().engine_kind(),
+            EngineKind::Linear,
+            "{p}"
+        );
     }
-    for p in [r"^\p{L}+$", r"^(?=.*\d).{8,}$", r"^(\w)\1$", r"\p{Letter}cole"] {
-        assert_eq!(Pattern::new(p).unwrap().engine_kind(), EngineKind::Backtracking, "{p}");
+    for p in [
+        r"^\p{L}+$",
+        r"^(?=.*\d).{8,}$",
+        r"^(\w)\1$",
+        r"\p{Letter}cole",
+    ] {
+        assert_eq!(
+            Pattern::new(p).unwrap().engine_kind(),
+            EngineKind::Backtracking,
+            "{p}"
+        );
     }
 }
 
@@ -122,13 +145,21 @@ fn classic_redos_patterns_cannot_hang_a_call() {
         let start = Instant::now();
         match Pattern::new(pattern) {
             Ok(compiled) => {
-                assert_ne!(compiled.engine_kind(), EngineKind::Backtracking, "{pattern}");
+                assert_ne!(
+                    compiled.engine_kind(),
+                    EngineKind::Backtracking,
+                    "{pattern}"
+                );
                 compiled.is_match(&subject).unwrap();
             }
             Err(e) => assert_eq!(e, Error::Backtracking, "{pattern}"),
         }
         // Generous for an unoptimised test build on a loaded machine; a backtracking engine
         // needs hours or years for most of these.
-        assert!(start.elapsed() < Duration::from_secs(20), "{pattern}: {:?}", start.elapsed());
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{pattern}: {:?}",
+            start.elapsed()
+        );
     }
 }
