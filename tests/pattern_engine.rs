@@ -51,6 +51,18 @@ fn ecma_262_meaning_where_rust_syntax_differs() {
         (r"^[\b]$", "\u{8}", true),
         // Quantifiers, lazy ones included, and alternation.
         (r"^a{2,3}?$", "aaa", true),
+        // One greedy pass (the Simple engine), at its edges.
+        (r"^[A-Z]{3}-\d{4}$", "ABC-1234", true),
+        (r"^[A-Z]{3}-\d{4}$", "ABC-12345", false),
+        (r"^[A-Z]{3}-\d{4}", "ABC-12345", true),
+        (r"^[A-Z]{2,3}-", "ABCD-", false),
+        (r"^[^@\s]+@[^@\s]+$", "a@b", true),
+        (r"^[^@\s]+@[^@\s]+$", "a@b@c", false),
+        (r"^ord_[A-Za-z0-9]{8,}$", "ord_1234567", false),
+        (r"^\d+\.?\d$", "123", true),
+        (r"^\d+\.[0-9]{2}$", "12.50", true),
+        (r"^.{2}$", "a\u{2028}", false),
+        (r"^🐲*$", "🐲🐲", true),
         (r"^(?:ab|cd){2}$", "abcd", true),
         (r"^(ab|cd){2}$", "abab", true),
         // Case-sensitive, code point by code point.
@@ -77,13 +89,7 @@ fn ecma_262_meaning_where_rust_syntax_differs() {
 
 #[test]
 fn linear_engine_for_what_it_can_express_backtracking_only_for_screened_patterns() {
-    for p in [
-        r"^[A-Z]{3}-\d{4}$",
-        r"^(a+)+$",
-        r"(a|aa)+$",
-        r"\s+$",
-        r"^.*.*x$",
-    ] {
+    for p in [r"^(a+)+$", r"(a|aa)+$", r"\s+$", r"^.*.*x$", r"^\d+\.?\d$"] {
         assert_eq!(
             Pattern::new(p).unwrap().engine_kind(),
             EngineKind::Linear,

@@ -150,6 +150,36 @@ impl Ranges {
     }
 }
 
+impl Ranges {
+    pub(crate) fn contains(&self, c: u32) -> bool {
+        self.0
+            .binary_search_by(|&(lo, hi)| {
+                if hi < c {
+                    std::cmp::Ordering::Less
+                } else if lo > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+    }
+
+    pub(crate) fn intersects(&self, other: &Ranges) -> bool {
+        let (mut i, mut j) = (0, 0);
+        while let (Some(a), Some(b)) = (self.0.get(i), other.0.get(j)) {
+            if a.1 < b.0 {
+                i += 1;
+            } else if b.1 < a.0 {
+                j += 1;
+            } else {
+                return true;
+            }
+        }
+        false
+    }
+}
+
 impl Class {
     /// The code points this class matches, or `None` when it holds a `\p{...}`.
     pub(crate) fn ranges(&self) -> Option<Ranges> {

@@ -7,6 +7,8 @@
 //! 1. checked for ECMA-262 syntax (`jsonschema_regex::is_valid_ecma_regex`, as upstream does for
 //!    `format: "regex"`): a bad pattern is still an invalid schema;
 //! 2. parsed ([`ast`]), then matched by the first engine that can take it:
+//!    * no engine at all for `^` + characters and classes with counts + `$`, where one greedy
+//!      pass is exact (`simple.rs`: most schema patterns, `^[A-Z]{3}-\d{4}$`);
 //!    * on wasm32-unknown-unknown, the host's `RegExp` (`u` flag: the engine JSON Schema names)
 //!      when the [`screen`] shows it cannot backtrack for long;
 //!    * regex-lite (linear time: O(pattern × subject) on every input), when it can express the
@@ -36,6 +38,7 @@ mod emit;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod js;
 mod screen;
+mod simple;
 
 /// Why a pattern was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +68,8 @@ impl std::error::Error for Error {}
 /// The engine a pattern was given to (for tests and diagnostics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EngineKind {
+    /// One greedy pass, no engine (`^[A-Z]{3}-\d{4}$` and the like: see `simple.rs`).
+    Simple,
     /// The host's `RegExp`.
     Host,
     /// regex-lite.
@@ -75,6 +80,7 @@ pub enum EngineKind {
 
 #[derive(Clone)]
 enum Engine {
+    Simple(simple::Simple),
     Linear(regex_lite::Regex),
     #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
     Host(js::HostRegex),
@@ -114,8 +120,10 @@ impl Pattern {
             return Err(Error::Syntax);
         }
         let node = ast::parse(source).ok_or(Error::Unsupported)?;
-        let safe = screen::backtracking_safe(&node);
-        let engine = Self::choose(&node, safe)?;
+        let engine = match simple::Simple::new(&node) {
+            Some(simple) => Engine::Simple(simple),
+            None => Self::choose(&node, screen::backtracking_safe(&node))?,
+        };
         Ok(Pattern {
             source: source.into(),
             engine,
@@ -163,6 +171,7 @@ impl Pattern {
 
     pub fn engine_kind(&self) -> EngineKind {
         match self.engine {
+            Engine::Simple(_) => EngineKind::Simple,
             Engine::Linear(_) => EngineKind::Linear,
             #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
             Engine::Host(_) => EngineKind::Host,
@@ -174,6 +183,7 @@ impl Pattern {
     /// Whether the pattern matches somewhere in `subject` (ECMA-262 `RegExp.prototype.test`).
     pub fn is_match(&self, subject: &str) -> Result<bool, MatchError> {
         match &self.engine {
+            Engine::Simple(simple) => Ok(simple.is_match(subject)),
             Engine::Linear(re) => Ok(re.is_match(subject)),
             #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
             Engine::Host(re) => re.test(subject).ok_or(MatchError),
