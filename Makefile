@@ -12,7 +12,8 @@ WASM := pkg/selfheal_bg.wasm
 SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
-MAX_GZIP_BYTES := 1048576
+# The full build's size gate: 650 KB gzip, the goal of issue 16 (docs/PERFORMANCE.md, "Size").
+MAX_GZIP_BYTES := 665600
 
 .PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types \
 	test-packaging test-examples test-playground serve size lint clean
@@ -86,7 +87,7 @@ lint:
 	cargo clippy --all-targets --quiet -- -D warnings
 	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
 
-# The release .wasm after wasm-opt -Oz must stay under 1 MB gzip.
+# The release .wasm after wasm-opt -Oz must stay under 650 KB gzip (MAX_GZIP_BYTES).
 size: $(WASM)
 	@gz=$$(gzip -9 -c $(WASM) | wc -c); raw=$$(stat -c %s $(WASM)); \
 	echo "size: $(WASM) $$raw bytes raw, $$gz bytes gzip (limit $(MAX_GZIP_BYTES))"; \

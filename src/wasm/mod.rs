@@ -8,6 +8,7 @@
 
 mod dts;
 pub mod loop_js;
+mod random;
 mod read;
 mod registry;
 pub mod structured_js;
