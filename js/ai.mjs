@@ -20,8 +20,9 @@
 import { isStandardSchema, issuePointer, resolveSchema } from "./standard.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
 
-/** Parts of a stream that carry no model output yet: a retry before them loses nothing. */
-const PRELUDE_PARTS = new Set(["stream-start", "response-metadata", "raw", "ping", "text-start", "reasoning-start"]);
+/** Parts of a stream that carry no model output yet (metadata, a provider's custom events, the
+ * start of a block): held back until the first output, so a retry before it loses nothing. */
+const PRELUDE_PARTS = new Set(["stream-start", "response-metadata", "raw", "ping", "custom", "text-start", "reasoning-start"]);
 
 /** AI SDK finish reasons (unified) as the stop reasons SPEC section 4 knows. */
 const UNIFIED_STOP = {
@@ -513,7 +514,8 @@ async function openStream(doStream) {
       }
       if (value?.type === "error") throw value.error;
       held.push(value);
-      if (!PRELUDE_PARTS.has(value?.type)) break;
+      const empty = (value?.type === "text-delta" || value?.type === "reasoning-delta") && value.delta === "";
+      if (!PRELUDE_PARTS.has(value?.type) && !empty) break;
     }
   } catch (error) {
     reader.cancel().catch(() => {});
