@@ -9,7 +9,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
 
 WASM := pkg/selfheal_bg.wasm
-SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh scripts/build-ecosystem.mjs
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 MAX_GZIP_BYTES := 1048576
@@ -65,10 +65,11 @@ test-types: $(WASM)
 	tsc -p tests/ts --noEmit
 
 # The packed package imported by name from Node ESM and CommonJS, TypeScript, esbuild and Vite
-# bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker.
+# bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker;
+# selfheal/ai, /standard and /otel by name from ESM, CommonJS, strict TypeScript and workerd.
 test-packaging: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/js/packaging.test.mjs 2>&1 | tee $(LOGS)/packaging.log
+	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs 2>&1 | tee $(LOGS)/packaging.log
 
 # examples/worker and examples/durable-object in workerd against the mock LLM on 127.0.0.1.
 test-examples: $(WASM)
