@@ -7,6 +7,7 @@ SHELL := /bin/bash
 LOGS := test-artifacts
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
+export GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 
 WASM := pkg/selfheal_bg.wasm
 SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh scripts/build-ecosystem.mjs
@@ -14,7 +15,8 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scri
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 MAX_GZIP_BYTES := 1048576
 
-.PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types \
+.PHONY: demo test setup-demo setup-test build test-native test-browser test-browser-chrome \
+	test-browser-firefox test-node test-types \
 	test-packaging test-examples test-playground serve size lint clean
 
 PORT ?= 8080
@@ -48,14 +50,22 @@ test-native:
 	@mkdir -p $(LOGS)
 	cargo test 2>&1 | tee $(LOGS)/native.log
 
-# Chromium now and then never finishes loading a test page (chromedriver: "Timed out receiving
-# message from renderer", after 5 minutes); that failure, and only it, gets one more run.
-test-browser:
+# The wasm-bindgen browser suites in headless Chromium, then in headless Firefox (firefox-esr and
+# geckodriver from scripts/setup.sh test). Chromium now and then never finishes loading a test
+# page (chromedriver: "Timed out receiving message from renderer", after 5 minutes); that
+# failure, and only it, gets one more run.
+test-browser: test-browser-chrome test-browser-firefox
+
+test-browser-chrome:
 	@mkdir -p $(LOGS)
 	wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log || { \
 	  grep -q 'Failed to detect test as having been run' $(LOGS)/browser.log && \
 	  echo 'test-browser: a test page never loaded (a Chromium hang): running the browser tests again' && \
 	  wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log; }
+
+test-browser-firefox:
+	@mkdir -p $(LOGS)
+	wasm-pack test --headless --firefox 2>&1 | tee $(LOGS)/browser-firefox.log
 
 test-node: $(WASM)
 	@mkdir -p $(LOGS)
@@ -66,10 +76,12 @@ test-types: $(WASM)
 
 # The packed package imported by name from Node ESM and CommonJS, TypeScript, esbuild and Vite
 # bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker;
-# selfheal/ai, /standard and /otel by name from ESM, CommonJS, strict TypeScript and workerd.
+# selfheal/ai, /standard and /otel by name from ESM, CommonJS, strict TypeScript and workerd;
+# the module pages in headless Firefox too (tests/packaging/browsers.test.mjs).
 test-packaging: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs 2>&1 | tee $(LOGS)/packaging.log
+	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs tests/packaging/browsers.test.mjs \
+	  2>&1 | tee $(LOGS)/packaging.log
 
 # examples/worker and examples/durable-object in workerd against the mock LLM on 127.0.0.1.
 test-examples: $(WASM)
