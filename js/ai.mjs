@@ -182,6 +182,47 @@ export function createSelfhealAi(selfheal) {
   }
 
   /**
+   * The host loop of repairText and repairToolCall. The reply the SDK could not use is call 1;
+   * every `done` value goes through `check` (the schema library's validate), whose rejection
+   * goes back to the loop; every call the loop asks for goes through `send(prompt)`, which
+   * resolves `{ outcome, usage }` or throws. Resolves the accepted `done`, or null.
+   */
+  async function driveRepair({ loop, raw, check, send, rewrite, model, tracer, onStep, signal }) {
+    let outcome = { kind: "reply", text: raw };
+    let step = loop.next(outcome);
+    for (;;) {
+      onStep?.(outcome, step);
+      if (step.type === "done") {
+        const checked = await check(step.value);
+        if (checked.ok) return step;
+        outcome = checked.outcome;
+        step = loop.next(outcome);
+        onStep?.(outcome, step);
+        if (step.type === "send-repair-prompt" && rewrite) step = rewrite(step, checked.issues, raw);
+      }
+      if (step.type === "degrade" || model === undefined) return null;
+      if (step.type === "wait-for-backoff" && !(await sleep(step.delayMs, signal))) return null;
+      const span = tracer ? startModelCall(tracer, { system: providerName(model), model: model.modelId, attempt: step.attempt }) : null;
+      try {
+        const sent = await send(step.prompt);
+        span?.reply({ usage: sent.usage });
+        outcome = sent.outcome;
+        raw = outcome.text;
+      } catch (error) {
+        span?.error(error);
+        // A call the middleware already gave up on is final here too; so is an abort.
+        if (degradeOf(error) || signal?.aborted) {
+          span?.end();
+          return null;
+        }
+        outcome = { kind: "error", error: forClassify(error) };
+      }
+      step = loop.next(outcome);
+      span?.instruction(step);
+    }
+  }
+
+  /**
    * `repairText` for generateObject / streamObject: local repair and schema-aligned parsing of
    * the text the SDK could not use, the schema library's own validate (a Standard Schema), and
    * when that is not enough one repair call through `model` carrying the issues, within the
@@ -192,59 +233,28 @@ export function createSelfhealAi(selfheal) {
     const { model, schema, prompt, system, tracer, onStep, ...loopOptions } = options;
     if (schema === undefined) throw new TypeError("repairText: options.schema is required (the schema given to generateObject)");
     if (model !== undefined && !isLanguageModel(model)) throw new TypeError("repairText: options.model must be a LanguageModelV4");
+    const base = basePrompt(system, prompt);
     const resolving = resolveAnySchema(schema);
-    return async ({ text, error: _error }) => {
+    resolving.catch(() => {}); // reported by the first repair that awaits it
+    return async ({ text }) => {
       const resolved = await resolving;
-      const base = basePrompt(system, prompt);
-      const loop = new RepairLoop({ ...loopOptions, prompt: base ?? { system: "", user: "" }, schema: resolved.jsonSchema, seed: loopOptions.seed });
+      const responseFormat = { type: "json", ...(resolved.jsonSchema === true ? {} : { schema: resolved.jsonSchema }) };
+      const loop = new RepairLoop({ ...loopOptions, prompt: base ?? { system: "", user: "" }, schema: resolved.jsonSchema });
       try {
-        let raw = String(text ?? "");
-        let step = loop.next({ kind: "reply", text: raw });
-        let attempt = 1;
-        for (;;) {
-          onStep?.({ kind: "reply", text: raw }, step);
-          if (step.type === "done") {
-            const checked = await resolved.check(step.value);
-            if (checked.ok) return step.text;
-            const verdict = checked.outcome;
-            step = loop.next(verdict);
-            onStep?.(verdict, step);
-            if (step.type === "send-repair-prompt" && base === null) {
-              // No conversation to append a correction to: a self-contained fix prompt instead,
-              // quoting the same issues (the loop still decided whether a call may be made).
-              step = { ...step, prompt: buildRepairPrompt(reportOf(checked.issues), jsonSchemaForPrompt(resolved), raw) };
-            }
-          }
-          if (step.type === "degrade") return null;
-          if (step.type === "wait-for-backoff") {
-            if (!(await sleep(step.delayMs, undefined))) return null;
-          }
-          if (model === undefined) return null;
-          const prompt = step.type === "send-repair-prompt" ? step.prompt : step.prompt;
-          attempt = step.attempt;
-          const span = tracer ? startModelCall(tracer, { system: providerName(model), model: model.modelId, attempt }) : null;
-          let outcome;
-          try {
-            const result = await model.doGenerate({
-              prompt: v4Prompt(prompt),
-              responseFormat: { type: "json", ...(resolved.jsonSchema === true ? {} : { schema: resolved.jsonSchema }) },
-            });
-            span?.reply({ usage: usageOf(result.usage) });
-            outcome = replyOutcome(result);
-            raw = outcome.text;
-          } catch (error) {
-            span?.error(error);
-            // A call the middleware already gave up on is final here too.
-            if (degradeOf(error)) {
-              span?.end();
-              return null;
-            }
-            outcome = { kind: "error", error: forClassify(error) };
-          }
-          step = loop.next(outcome);
-          span?.instruction(step);
-          if (outcome.kind === "error") onStep?.(outcome, step);
-        }
+        const done = await driveRepair({
+          loop, raw: String(text ?? ""), check: resolved.check, model, tracer, onStep,
+          send: async (p) => {
+            const result = await model.doGenerate({ prompt: v4Prompt(p), responseFormat });
+            return { outcome: replyOutcome(result), usage: usageOf(result.usage) };
+          },
+          // Without the original prompt there is no conversation to append a correction to: a
+          // self-contained fix prompt quoting the same issues instead (the loop still decided
+          // that a call may be made).
+          rewrite: base === null
+            ? (step, issues, raw) => ({ ...step, prompt: buildRepairPrompt(reportOf(issues), resolved.jsonSchema === true ? {} : resolved.jsonSchema, raw) })
+            : null,
+        });
+        return done === null ? null : done.text;
       } finally {
         loop.free();
       }
@@ -266,51 +276,28 @@ export function createSelfhealAi(selfheal) {
       if (error?.name === "AI_NoSuchToolError" || toolCall === null || typeof toolCall !== "object") return null;
       const tool = tools?.[toolCall.toolName];
       if (!tool) return null;
-      const declared = tool.inputSchema;
-      const resolved = isStandardSchema(declared)
-        ? await resolveSchema(declared)
-        : { jsonSchema: await inputSchema({ toolName: toolCall.toolName }), check: async (value) => ({ ok: true, value }) };
-      const jsonSchema = resolved.jsonSchema === true ? await inputSchema({ toolName: toolCall.toolName }) : resolved.jsonSchema;
+      const declared = isStandardSchema(tool.inputSchema) ? await resolveSchema(tool.inputSchema) : null;
+      const jsonSchema = declared && declared.jsonSchema !== true ? declared.jsonSchema : await inputSchema({ toolName: toolCall.toolName });
+      const check = declared ? declared.check : async (value) => ({ ok: true, value });
       const base = { system: instructionsText(instructions ?? system), user: lastUserText(messages) };
       const loop = new RepairLoop({ mode: "reask", ...loopOptions, prompt: base, schema: jsonSchema });
       try {
-        let raw = typeof toolCall.input === "string" ? toolCall.input : JSON.stringify(toolCall.input ?? null);
-        let outcome = { kind: "reply", text: raw };
-        let step = loop.next(outcome);
-        for (;;) {
-          onStep?.(outcome, step);
-          if (step.type === "done") {
-            const checked = await resolved.check(step.value);
-            if (checked.ok) return { ...toolCall, input: step.text };
-            outcome = checked.outcome;
-            step = loop.next(outcome);
-            onStep?.(outcome, step);
-          }
-          if (step.type === "degrade" || model === undefined) return null;
-          if (step.type === "wait-for-backoff" && !(await sleep(step.delayMs, abortSignal))) return null;
-          const span = tracer ? startModelCall(tracer, { system: providerName(model), model: model.modelId, attempt: step.attempt }) : null;
-          try {
+        const done = await driveRepair({
+          loop, raw: typeof toolCall.input === "string" ? toolCall.input : JSON.stringify(toolCall.input ?? null),
+          check, model, tracer, onStep, signal: abortSignal,
+          send: async (p) => {
             const result = await model.doGenerate({
-              prompt: v4Prompt(step.prompt),
+              prompt: v4Prompt(p),
               tools: [{ type: "function", name: toolCall.toolName, description: tool.description, inputSchema: jsonSchema }],
               toolChoice: { type: "tool", toolName: toolCall.toolName },
               ...(abortSignal ? { abortSignal } : {}),
             });
-            span?.reply({ usage: usageOf(result.usage) });
-            const again = (result.content ?? []).find((p) => p?.type === "tool-call" && p.toolName === toolCall.toolName);
-            raw = again ? (typeof again.input === "string" ? again.input : JSON.stringify(again.input)) : textOf(result);
-            outcome = { kind: "reply", text: raw };
-          } catch (e) {
-            span?.error(e);
-            if (degradeOf(e) || abortSignal?.aborted) {
-              span?.end();
-              return null;
-            }
-            outcome = { kind: "error", error: forClassify(e) };
-          }
-          step = loop.next(outcome);
-          span?.instruction(step);
-        }
+            const again = (result.content ?? []).find((part) => part?.type === "tool-call" && part.toolName === toolCall.toolName);
+            const text = again ? (typeof again.input === "string" ? again.input : JSON.stringify(again.input)) : textOf(result);
+            return { outcome: { kind: "reply", text }, usage: usageOf(result.usage) };
+          },
+        });
+        return done === null ? null : { ...toolCall, input: done.text };
       } finally {
         loop.free();
       }
@@ -474,10 +461,6 @@ async function resolveAnySchema(schema) {
     };
   }
   return resolveSchema(schema);
-}
-
-function jsonSchemaForPrompt(resolved) {
-  return resolved.jsonSchema === true ? {} : resolved.jsonSchema;
 }
 
 function reportOf(issues) {
