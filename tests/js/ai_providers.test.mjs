@@ -158,3 +158,19 @@ test("hard-fail through a provider: 401 stops after one request, the degrade nam
     assert.equal(mock.requests.length, 1);
   });
 });
+
+test("mock-llm: the tool-call step kind in both API shapes", async () => {
+  await withMock({
+    anthropic: [{ kind: "tool-call", name: "f", id: "toolu_1", input: { a: 1 } }],
+    openai: [{ kind: "tool-call", name: "f", id: "call_1", arguments: '{"a": 1,' }, { kind: "tool-call", name: "f" }],
+  }, async (mock) => {
+    const post = (path, body) => fetch(`${mock.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+    const a = await post("/v1/messages", { model: "m", messages: [{ role: "user", content: "x" }] });
+    assert.deepEqual([a.content, a.stop_reason], [[{ type: "tool_use", id: "toolu_1", name: "f", input: { a: 1 } }], "tool_use"]);
+    const o = await post("/v1/chat/completions", { model: "m", messages: [{ role: "user", content: "x" }] });
+    assert.deepEqual(o.choices[0].message.tool_calls, [{ id: "call_1", type: "function", function: { name: "f", arguments: '{"a": 1,' } }]);
+    assert.equal(o.choices[0].finish_reason, "tool_calls");
+    const streamed = await fetch(`${mock.url}/v1/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", stream: true, messages: [] }) });
+    assert.equal(streamed.status, 400, "tool-call steps are not streamed");
+  });
+});
