@@ -69,10 +69,15 @@ test-browser-chrome:
 # export that stringifies a schema (js/schema_keys.js, src/wasm/read.rs) runs for most of a
 # minute there, against SPEC section 7. Run it with FIREFOX_SUITES="web web_toolkit web_hostile".
 FIREFOX_SUITES ?= web web_toolkit
+# wasm-bindgen-test-runner stops geckodriver but leaves its Firefox running (one per suite,
+# busy on the CPU for as long as it lives): the last line ends those, whatever the result.
 test-browser-firefox:
 	@mkdir -p $(LOGS)
-	WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/tests/webdriver-firefox.json \
-	  wasm-pack test --headless --firefox $(addprefix --test ,$(FIREFOX_SUITES)) 2>&1 | tee $(LOGS)/browser-firefox.log
+	status=0; WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/tests/webdriver-firefox.json \
+	  wasm-pack test --headless --firefox $(addprefix --test ,$(FIREFOX_SUITES)) 2>&1 \
+	  | tee $(LOGS)/browser-firefox.log || status=$$?; \
+	pkill -f '[f]irefox-esr.*rust_mozprofile' || true; \
+	exit $$status
 
 test-node: $(WASM)
 	@mkdir -p $(LOGS)
