@@ -6,6 +6,7 @@
 //! inputs are read (getters, proxies) can never find a borrow held, and a
 //! thrown error leaves the object usable.
 
+pub mod de;
 mod dts;
 pub mod loop_js;
 mod random;
