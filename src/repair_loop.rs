@@ -29,7 +29,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::backoff::{u64_string, Backoff, Rng};
-use crate::classify::{classify, Cause, Classified, ErrorClass, ErrorInfo, Signal};
+use crate::classify::{
+    classify_with_rules, rules::check_all, Cause, Classified, ClassifyRule, ErrorClass, ErrorInfo,
+    Signal,
+};
 use crate::prompt::{
     build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt, DEFAULT_MAX_RAW_CHARS,
 };
@@ -115,6 +118,9 @@ pub struct LoopConfig {
     pub max_raw_chars: u32,
     #[serde(with = "u64_string")]
     pub seed: u64,
+    /// The caller's classification rules for error outcomes (SPEC section 10).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<ClassifyRule>,
 }
 
 impl LoopConfig {
@@ -131,6 +137,7 @@ impl LoopConfig {
             locale: Locale::En,
             max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
             seed,
+            rules: Vec::new(),
         }
     }
 
@@ -163,6 +170,11 @@ impl LoopConfig {
                 ));
             }
         }
+        check_all(&self.rules).map_err(|e| OptionError {
+            field: e.field,
+            message: e.message,
+            is_range: e.is_range,
+        })?;
         Ok(())
     }
 }
@@ -733,7 +745,7 @@ impl RepairLoop {
     ) -> Instruction {
         self.record_call(cost_usd, now);
         self.state.last_report = None;
-        let classified = classify(error, None, now);
+        let classified = classify_with_rules(error, None, now, &self.config.rules);
         self.fail(&classified);
         match classified.class {
             ErrorClass::Transient => self.on_transient(classified, now, breaker),

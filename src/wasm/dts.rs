@@ -13,7 +13,7 @@ export type ErrorClass = "transient" | "repairable" | "semantic-invalid" | "hard
 export type Cause =
   | "rate-limited" | "overloaded" | "server-error" | "timeout" | "network" | "conflict"
   | "quota-exhausted" | "auth" | "bad-request" | "not-found" | "too-large"
-  | "context-overflow" | "unsupported" | "aborted"
+  | "context-overflow" | "unsupported" | "aborted" | "content-filter"
   | "json-syntax" | "schema" | "truncated" | "empty" | "rejected" | "semantic" | "unknown";
 export interface Classified {
   class: ErrorClass;
@@ -22,13 +22,35 @@ export interface Classified {
   reason: string;
   /** Which signal decided. */
   signal: "x-should-retry" | "status" | "error-type" | "code" | "message"
-        | "validation" | "stop-reason" | "none";
+        | "validation" | "stop-reason" | "rule" | "none";
   /** Server-requested wait in milliseconds, or null. */
   retryAfterMs: number | null;
 }
 export interface Validation { ok: boolean; kind?: string; detail?: string }
-/** Classify anything a call threw or returned as an error. Never throws. */
-export function classify(error: unknown, validation?: Validation | null, now?: number): Classified;
+/**
+ * A caller's rule, tried before the built-in table (after a failed validation); the first rule
+ * whose every listed condition holds decides the class (signal "rule"), and the cause unless it
+ * names none (then the built-in cause stays). At most 256 rules.
+ */
+export interface ClassifyRule {
+  /** The HTTP status (or the status an error body carries), or an inclusive [low, high]. */
+  status?: number | [number, number];
+  /** Exactly one of the error's codes (code, cause.code, error.code, ...). */
+  code?: string;
+  /** Exactly one of the error's types, its status string, its name or its class name. */
+  type?: string;
+  /** A substring of one of the error's messages, case-insensitive. */
+  message?: string;
+  class: ErrorClass;
+  cause?: Cause;
+}
+export interface ClassifyOptions { rules?: ClassifyRule[] }
+/**
+ * Classify anything a call threw or returned as an error. Never throws for the first three
+ * arguments; bad options.rules throw a TypeError/RangeError naming the rule and field.
+ */
+export function classify(error: unknown, validation?: Validation | null, now?: number,
+                         options?: ClassifyOptions): Classified;
 
 // ---------- structured output ----------
 export type FailureKind = "empty" | "json-syntax" | "schema" | "truncated";
@@ -117,6 +139,8 @@ export interface LoopOptions {
   maxRawChars?: number;
   /** Jitter seed; default from the platform's random source. */
   seed?: number;
+  /** Rules for error outcomes, tried before the built-in table (see classify). */
+  rules?: ClassifyRule[];
 }
 export type Outcome =
   | { kind: "reply"; text: string; stopReason?: string; costUsd?: number;

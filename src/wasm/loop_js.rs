@@ -344,6 +344,9 @@ fn loop_options(
     if let Some(n) = read::opt_count(o, "maxRawChars", "options")? {
         c.max_raw_chars = n;
     }
+    if let Some(rules) = super::rules_js::opt_rules(o, "options")? {
+        c.rules = rules;
+    }
     Ok((c, schema))
 }
 
