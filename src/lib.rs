@@ -84,6 +84,6 @@ pub use toolkit::{
     AlertLevel, BreakerOptions, BreakerState, BudgetStatus, ChainFailure, ChainResult, ChainStep,
     CircuitBreaker, Compaction, CompactionOptions, DegradationLadder, FallbackChain,
     FallbackOptions, HealingEvent, InterventionStrategy, LadderOptions, LadderResult, LadderStep,
-    Level, Message, MessageContent, Metrics, MetricsSummary, Role, Step, Supervisor,
-    SupervisorOptions, Verdict,
+    Level, Message, MessageContent, Metrics, MetricsSummary, RetryBudget, RetryBudgetOptions, Role,
+    Step, Supervisor, SupervisorOptions, Verdict,
 };

@@ -20,7 +20,8 @@
 //! | error, hard-fail   | hard-fail        | degrade `hard-fail`                 |                             |
 //!
 //! Before any instruction that asks for a call, in this order: cost ceiling,
-//! deadline, prompt size, open breaker. `done` and `degrade` are final and
+//! deadline, prompt size, open breaker, retry budget ([`RepairLoop::next_with`]).
+//! `done` and `degrade` are final and
 //! sticky, except that one `rejected`/`invalid` right after a `done` reopens it.
 
 use std::sync::Arc;
@@ -40,7 +41,7 @@ use crate::structured::{
     self, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
     SchemaError,
 };
-use crate::toolkit::CircuitBreaker;
+use crate::toolkit::{CircuitBreaker, RetryBudget};
 
 /// How repairable failures are repaired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -267,6 +268,8 @@ pub enum StopReason {
     RetryAfterTooLong,
     CircuitOpen,
     Aborted,
+    /// The shared [`RetryBudget`] allowed no resend.
+    RetryBudgetExhausted,
 }
 
 /// What the host must do next.
@@ -413,6 +416,8 @@ pub struct RepairLoop {
     config: LoopConfig,
     schema: Option<Arc<CompiledSchema>>,
     state: LoopState,
+    /// Set by [`RepairLoop::next_with`] for one step: the retry budget would refuse a resend.
+    resend_refused: bool,
 }
 
 impl RepairLoop {
@@ -445,6 +450,7 @@ impl RepairLoop {
             config,
             schema,
             state,
+            resend_refused: false,
         })
     }
 
@@ -529,6 +535,7 @@ impl RepairLoop {
             config: snapshot.options,
             schema,
             state: snapshot.state,
+            resend_refused: false,
         })
     }
 
@@ -572,6 +579,37 @@ impl RepairLoop {
         if instruction.is_final() {
             self.state.provisional = matches!(instruction, Instruction::Done { .. });
             self.state.final_instruction = Some(instruction.clone());
+        }
+        instruction
+    }
+
+    /// [`next`](RepairLoop::next) with a [`RetryBudget`] shared by many loops: the loop's first
+    /// call is recorded when its outcome arrives, and every instruction that asks for a resend
+    /// (`wait-for-backoff`, `send-repair-prompt`) must first get `try_retry(now)`; refused, the
+    /// loop degrades `retry-budget-exhausted` (the last check before a call, after the breaker).
+    pub fn next_with(
+        &mut self,
+        outcome: Outcome,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+        retry_budget: Option<&mut RetryBudget>,
+    ) -> Instruction {
+        let Some(budget) = retry_budget else {
+            return self.next(outcome, now, breaker);
+        };
+        if self.state.calls == 0 && !self.is_finished() {
+            budget.record_request(now);
+        }
+        // Asked before the step, counted after it: only an instruction that asks for a call
+        // spends a resend, and nothing else touches the budget in between.
+        self.resend_refused = !budget.can_retry(now);
+        let instruction = self.next(outcome, now, breaker);
+        self.resend_refused = false;
+        if matches!(
+            instruction,
+            Instruction::WaitForBackoff { .. } | Instruction::SendRepairPrompt { .. }
+        ) {
+            budget.try_retry(now);
         }
         instruction
     }
@@ -969,6 +1007,14 @@ impl RepairLoop {
                     Some(classified.clone()),
                 ));
             }
+        }
+        if self.resend_refused {
+            let detail = "the retry budget allows no resend now".to_string();
+            return Some(self.degrade(
+                StopReason::RetryBudgetExhausted,
+                detail,
+                Some(classified.clone()),
+            ));
         }
         None
     }

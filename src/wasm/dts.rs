@@ -151,7 +151,8 @@ export type Outcome =
 export type StopReason =
   | "hard-fail" | "unrepairable" | "transient-exhausted" | "budget-exhausted"
   | "repair-failed" | "semantic-invalid" | "deadline-exceeded" | "prompt-too-large"
-  | "cost-ceiling" | "retry-after-too-long" | "circuit-open" | "aborted";
+  | "cost-ceiling" | "retry-after-too-long" | "circuit-open" | "aborted"
+  | "retry-budget-exhausted";
 export type Instruction =
   /** Wait delayMs, then send prompt (the failed call's prompt) as call number attempt. */
   | { type: "wait-for-backoff"; delayMs: number; prompt: Prompt; attempt: number; classified: Classified }
@@ -175,8 +176,11 @@ export interface LoopReport {
 export class RepairLoop {
   free(): void;
   [Symbol.dispose](): void;
-  /** Throws TypeError/RangeError naming the field on bad options. */
-  constructor(options: LoopOptions, breaker?: CircuitBreaker);
+  /**
+   * Throws TypeError/RangeError naming the field on bad options. With a retryBudget, the loop's
+   * first call is recorded and every resend must get retryBudget.tryRetry(now) first.
+   */
+  constructor(options: LoopOptions, breaker?: CircuitBreaker | null, retryBudget?: RetryBudget | null);
   /** now defaults to Date.now(). */
   next(outcome: Outcome, now?: number): Instruction;
   /** degrade "aborted" (or the final instruction already given). */
@@ -185,7 +189,7 @@ export class RepairLoop {
   report(): LoopReport;
   /** The whole state, JSON-safe. */
   toJSON(): object;
-  static fromJSON(state: object, breaker?: CircuitBreaker): RepairLoop;
+  static fromJSON(state: object, breaker?: CircuitBreaker | null, retryBudget?: RetryBudget | null): RepairLoop;
 }
 
 // ---------- agent toolkit ----------
@@ -206,6 +210,34 @@ export class CircuitBreaker {
   readonly __selfhealBreakerId: number;
   toJSON(): object;
   static fromJSON(state: object): CircuitBreaker;
+}
+
+export interface RetryBudgetOptions {
+  /** default 0.1: resends allowed per first call in the window */
+  ratio?: number;
+  /** default 1: resends allowed per second of window whatever the traffic */
+  minPerSecond?: number;
+  /** default 10000: the sliding window (at least 10) */
+  windowMs?: number;
+}
+/**
+ * Resends allowed across any number of loops (Finagle / Envoy style): within the last windowMs,
+ * resends + 1 <= ratio * first calls + minPerSecond * windowMs / 1000. Bounded memory.
+ */
+export class RetryBudget {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor(options?: RetryBudgetOptions);
+  /** A first call (a loop given this budget records its own). now defaults to Date.now(). */
+  recordRequest(now?: number): void;
+  /** A resend: true, and counted, when allowed. now defaults to Date.now(). */
+  tryRetry(now?: number): boolean;
+  /** Resends allowed now, as of the latest now the budget was given. */
+  readonly available: number;
+  /** Internal: how RepairLoop finds a shared budget. */
+  readonly __selfhealRetryBudgetId: number;
+  toJSON(): object;
+  static fromJSON(state: object): RetryBudget;
 }
 
 export type InterventionStrategy =

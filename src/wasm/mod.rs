@@ -10,6 +10,7 @@ mod dts;
 pub mod loop_js;
 mod read;
 mod registry;
+pub mod retry_budget_js;
 mod rules_js;
 pub mod structured_js;
 pub mod toolkit_js;

@@ -63,5 +63,5 @@ test('the declared string unions match SPEC section 2', () => {
     'semantic', 'server-error', 'timeout', 'too-large', 'truncated', 'unknown', 'unsupported'].sort());
   assert.deepEqual(union('StopReason'), ['aborted', 'budget-exhausted', 'circuit-open', 'cost-ceiling',
     'deadline-exceeded', 'hard-fail', 'prompt-too-large', 'repair-failed', 'retry-after-too-long',
-    'semantic-invalid', 'transient-exhausted', 'unrepairable'].sort());
+    'retry-budget-exhausted', 'semantic-invalid', 'transient-exhausted', 'unrepairable'].sort());
 });
