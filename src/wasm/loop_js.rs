@@ -175,8 +175,9 @@ pub struct JsRepairLoop {
 
 #[wasm_bindgen(js_class = RepairLoop)]
 impl JsRepairLoop {
+    /// `new RepairLoop(options, breaker?, retryBudget?)`.
     #[wasm_bindgen(constructor)]
-    pub fn new(
+    pub fn create(
         options: JsValue,
         breaker: JsValue,
         retry_budget: JsValue,
@@ -253,8 +254,9 @@ impl JsRepairLoop {
         to_js_json(&snapshot)
     }
 
+    /// `RepairLoop.fromJSON(state, breaker?, retryBudget?)`.
     #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(
+    pub fn restore(
         state: JsValue,
         breaker: JsValue,
         retry_budget: JsValue,
@@ -277,6 +279,17 @@ impl JsRepairLoop {
             breaker,
             retry_budget,
         })
+    }
+}
+
+/// The two-argument forms, for Rust callers (the browser tests): no retry budget.
+impl JsRepairLoop {
+    pub fn new(options: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        JsRepairLoop::create(options, breaker, JsValue::UNDEFINED)
+    }
+
+    pub fn from_json(state: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        JsRepairLoop::restore(state, breaker, JsValue::UNDEFINED)
     }
 }
 
