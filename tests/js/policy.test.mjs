@@ -352,3 +352,20 @@ test('loops sharing a RetryBudget: the first call is recorded, resends ask first
   assert.equal(l.next(outage, NOW).reason, 'circuit-open');
   assert.equal(fresh.available, 10);
 });
+
+test("the README's retry budget example prints what it says", async () => {
+  const { readFileSync, writeFileSync, mkdtempSync } = await import('node:fs');
+  const { join, dirname } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { fileURLToPath, pathToFileURL } = await import('node:url');
+  const { execFileSync } = await import('node:child_process');
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const at = readme.indexOf('<!-- example:retry-budget -->');
+  assert.ok(at >= 0, 'README has no example:retry-budget');
+  const code = /```js\n([\s\S]*?)\n```\n/.exec(readme.slice(at))[1];
+  const expected = /\/\/ (\{.*\})\s*$/.exec(code.trim())[1];
+  const file = join(mkdtempSync(join(tmpdir(), 'selfheal-readme-')), 'budget.mjs');
+  writeFileSync(file, code.replace('from "selfheal"', `from ${JSON.stringify(pathToFileURL(join(root, 'pkg', 'selfheal.js')).href)}`));
+  assert.equal(execFileSync(process.execPath, [file], { encoding: 'utf8', timeout: 30000 }).trim(), expected);
+});
