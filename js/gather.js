@@ -122,6 +122,7 @@ const isHttpStatus = (v) => typeof v === 'number' && Number.isInteger(v) && v >=
  */
 function bodies(error, response, message) {
   const out = [];
+  // The common case (a status, a network error): nothing to parse, nothing allocated past `out`.
   for (const b of [get(error, 'body'), get(error, 'data'), get(response, 'data')]) {
     const parsed = typeof b === 'string' ? parseBody(b) : b;
     if (isObj(parsed)) out.push(parsed);
@@ -147,8 +148,10 @@ function flagged(metadata) {
 /**
  * JSON text of `{present, name, className, status, bodyStatus, statusTexts, types, codes,
  * messages, causeNames, retryable, overloaded, flagged, headers}` (`headers` as `[name, value]`
- * pairs), the `Gathered` record of src/wasm/read.rs. Built by hand: `JSON.stringify` of the
- * same object costs more than all the reads together.
+ * pairs), the `Gathered` record of src/wasm/read.rs; fields that are empty, false or null are
+ * left out (they are the decoder's defaults), so a plain `{status: 503}` crosses as
+ * `{"present":true,"className":"Object","status":[503]}`. Built by hand: `JSON.stringify` of
+ * the same object costs more than all the reads together.
  */
 export function gatherError(error) {
   if (error === null || error === undefined) return NOTHING;
@@ -187,7 +190,9 @@ export function gatherError(error) {
   pushScalar(codes, innerCode);
   const inner2Code = get(inner2, 'code');
   pushScalar(codes, inner2Code);
-  for (const c of [code, innerCode, inner2Code]) if (isHttpStatus(c)) bodyStatus.push(c);
+  if (isHttpStatus(code)) bodyStatus.push(code);
+  if (isHttpStatus(innerCode)) bodyStatus.push(innerCode);
+  if (isHttpStatus(inner2Code)) bodyStatus.push(inner2Code);
   // Deeper causes, after the places SPEC lists: undici hides the socket error two levels down
   // (SDK error -> TypeError('fetch failed') -> SocketError).
   let deeper = get(cause, 'cause');
@@ -228,17 +233,26 @@ export function gatherError(error) {
   });
 }
 
-/** The JSON text of a gathered record; absent fields are empty. */
+/** The JSON text of a gathered record, without its empty, false and null fields. */
 function record(g) {
-  const opt = (s) => (s === null || s === undefined ? 'null' : enc(s));
-  const l = (xs) => list(xs ?? []);
-  return (
-    `{"present":${g.present},"name":${opt(g.name)},"className":${opt(g.className)},` +
-    `"status":${l(g.status)},"bodyStatus":${l(g.bodyStatus)},"statusTexts":${l(g.statusTexts)},` +
-    `"types":${l(g.types)},"codes":${l(g.codes)},"messages":${l(g.messages)},"causeNames":${l(g.causeNames)},` +
-    `"retryable":${g.retryable === true},"overloaded":${g.overloaded === true},"flagged":${g.flagged === true},` +
-    `"headers":[${(g.headers ?? []).map(([k, v]) => `[${enc(k)},${enc(v)}]`).join(',')}]}`
-  );
+  let out = g.present ? '"present":true' : '';
+  const add = (key, text) => {
+    out += `${out === '' ? '' : ','}"${key}":${text}`;
+  };
+  if (typeof g.name === 'string') add('name', enc(g.name));
+  if (typeof g.className === 'string') add('className', enc(g.className));
+  if (g.status?.length) add('status', list(g.status));
+  if (g.bodyStatus?.length) add('bodyStatus', list(g.bodyStatus));
+  if (g.statusTexts?.length) add('statusTexts', list(g.statusTexts));
+  if (g.types?.length) add('types', list(g.types));
+  if (g.codes?.length) add('codes', list(g.codes));
+  if (g.messages?.length) add('messages', list(g.messages));
+  if (g.causeNames?.length) add('causeNames', list(g.causeNames));
+  if (g.retryable) add('retryable', 'true');
+  if (g.overloaded) add('overloaded', 'true');
+  if (g.flagged) add('flagged', 'true');
+  if (g.headers?.length) add('headers', `[${g.headers.map(([k, v]) => `[${enc(k)},${enc(v)}]`).join(',')}]`);
+  return `{${out}}`;
 }
 
 const NOTHING = record({ present: false });

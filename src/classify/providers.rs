@@ -79,7 +79,9 @@ impl Word {
             Word::StatusText(w) => e.status_texts.iter().any(|s| s == w),
             Word::Exception(w) => {
                 e.is_named(w)
-                    || e.types.iter().any(|t| aws_name(t) == w)
+                    || e.types
+                        .iter()
+                        .any(|t| t == w || (is_aws_qualified(t) && aws_name(t) == w))
                     || e.header("x-amzn-errortype")
                         .is_some_and(|h| aws_name(h) == w)
             }
@@ -94,6 +96,11 @@ impl Word {
             Word::Retryable => e.retryable,
         }
     }
+}
+
+/// `__type` and `x-amzn-errortype` values carry a namespace (`…#Name`) or a suffix (`Name:…`).
+fn is_aws_qualified(s: &str) -> bool {
+    s.bytes().any(|b| b == b'#' || b == b':')
 }
 
 /// `ThrottlingException` from AWS's `com.amazon.coral…#ThrottlingException` (`__type`) and

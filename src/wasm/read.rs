@@ -474,9 +474,10 @@ impl Scalar {
 }
 
 /// What js/gather.js reads (`gatherError`), by name. Each list holds its places in the order
-/// the gatherer reads them; see `ErrorInfo` for what each place is.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// the gatherer reads them; see `ErrorInfo` for what each place is. The gatherer leaves out
+/// empty, false and null fields: they are the defaults here.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 struct Gathered {
     present: bool,
     name: Option<String>,
