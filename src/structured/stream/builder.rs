@@ -1,13 +1,14 @@
-//! The partial value: a `serde_json::Value` tree grown in place, the edits
-//! that describe each push's growth, the JSON Pointers of values that closed,
-//! and the schema checker fed with the same events.
+//! What the reader's events become: the edits that describe each push's
+//! growth of the partial value, the JSON Pointers of values that closed, and
+//! the schema checker fed with the same events.
 //!
-//! The tree is reached from its root through the open path (one map lookup
-//! or `last_mut` per level), so no event costs more than the depth of the
-//! value. The string being read is kept aside and written into the tree when
-//! it closes, or when the whole value is asked for.
+//! No value tree is kept while streaming: the host mirrors the value from
+//! the edits, and [`super::PartialJson::value`] rebuilds it on demand by
+//! reading the text again and applying the edits with [`apply`]. Building a
+//! `serde_json::Value` per push cost as much as everything else together and
+//! made memory, not the text, the working set.
 
-use std::mem;
+use std::fmt::Write;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -124,25 +125,20 @@ struct Frame {
     /// Length of `Builder::pointer` before this container's own segment.
     seg_start: usize,
     /// The member being read (objects).
-    key: Option<String>,
+    key: String,
     /// Elements so far (arrays).
     len: usize,
 }
 
-/// The string being read.
-#[derive(Debug, Clone)]
-struct OpenString {
-    content: String,
-    path: String,
-}
-
 #[derive(Debug, Clone)]
 pub(super) struct Builder {
-    root: Option<Value>,
     frames: Vec<Frame>,
     /// JSON Pointer of the innermost open container.
     pointer: String,
-    string: Option<OpenString>,
+    /// The pointer of the string being read.
+    string: Option<String>,
+    /// Its text, when the checker needs it (the buffer is reused).
+    content: String,
     pub(super) edits: Vec<Edit>,
     pub(super) closed: Vec<String>,
     pub(super) done: bool,
@@ -165,25 +161,16 @@ fn push_segment(pointer: &mut String, segment: &str) {
 impl Builder {
     pub(super) fn new(checker: Option<Checker>) -> Builder {
         Builder {
-            root: None,
             frames: Vec::new(),
             pointer: String::new(),
             string: None,
+            content: String::new(),
             edits: Vec::new(),
             closed: Vec::new(),
             done: false,
             checker,
             violation: None,
         }
-    }
-
-    /// The partial value, with the string being read written in.
-    pub(super) fn value(&mut self) -> Option<&Value> {
-        if let Some(open) = &self.string {
-            let current = Value::String(open.content.clone());
-            replace_slot(&mut self.root, &self.frames, current);
-        }
-        self.root.as_ref()
     }
 
     /// The JSON Pointer of the innermost open container ("" at the top level).
@@ -210,7 +197,6 @@ impl Builder {
     }
 
     pub(super) fn reset(&mut self) {
-        self.root = None;
         self.frames.clear();
         self.pointer.clear();
         self.string = None;
@@ -222,30 +208,20 @@ impl Builder {
         let Some(frame) = self.frames.last_mut() else {
             return;
         };
-        frame.key = Some(key.to_owned());
-        let Some(checker) = self.checker.as_mut() else {
-            return;
-        };
-        // Distinct members once this one is in (a repeated key replaces its member).
-        let count = if checker.counts_members() {
-            match container(&mut self.root, &self.frames) {
-                Some(Value::Object(map)) => Some(map.len() + usize::from(!map.contains_key(key))),
-                _ => None,
-            }
-        } else {
-            None
-        };
-        checker.key(&self.pointer, key, count, &mut self.violation);
-        self.settle();
+        frame.key.clear();
+        frame.key.push_str(key);
+        if let Some(checker) = self.checker.as_mut() {
+            checker.key(&self.pointer, key, &mut self.violation);
+            self.settle();
+        }
     }
 
     pub(super) fn begin_container(&mut self, kind: Container) {
         let (key, path) = self.next_slot();
-        let (empty, edit_kind) = match kind {
-            Container::Object => (Value::Object(Map::new()), Kind::Object),
-            Container::Array => (Value::Array(Vec::new()), Kind::Array),
+        let edit_kind = match kind {
+            Container::Object => Kind::Object,
+            Container::Array => Kind::Array,
         };
-        self.insert(empty);
         self.edits.push(Edit::Begin {
             key,
             kind: edit_kind,
@@ -258,48 +234,39 @@ impl Builder {
         self.frames.push(Frame {
             kind,
             seg_start,
-            key: None,
+            key: String::new(),
             len: 0,
         });
         self.settle();
     }
 
     pub(super) fn end_container(&mut self) {
-        if let Some(checker) = self.checker.as_mut() {
-            let value = if checker.wants_closed_value() {
-                container(&mut self.root, &self.frames).map(|v| &*v)
-            } else {
-                None
-            };
-            checker.end_container(&self.pointer, value, &mut self.violation);
-        }
         let Some(frame) = self.frames.pop() else {
             return;
         };
+        if let Some(checker) = self.checker.as_mut() {
+            checker.end_container(&self.pointer, frame.len, &mut self.violation);
+        }
         self.edits.push(Edit::End);
-        let path = mem::take(&mut self.pointer);
-        self.pointer = path.get(..frame.seg_start).unwrap_or_default().to_owned();
-        self.closed.push(path);
+        self.closed.push(self.pointer.clone());
+        self.pointer.truncate(frame.seg_start);
         self.done = self.frames.is_empty();
         self.settle();
     }
 
     pub(super) fn begin_string(&mut self) {
         let (key, path) = self.next_slot();
-        self.insert(Value::String(String::new()));
         self.edits.push(Edit::Begin {
             key,
             kind: Kind::String,
         });
-        self.string = Some(OpenString {
-            content: String::new(),
-            path,
-        });
+        self.string = Some(path);
+        self.content.clear();
     }
 
     pub(super) fn str_content(&mut self, text: &str) {
-        if let Some(open) = self.string.as_mut() {
-            open.content.push_str(text);
+        if self.checker.is_some() {
+            self.content.push_str(text);
         }
         match self.edits.last_mut() {
             Some(Edit::Append { text: last }) => last.push_str(text),
@@ -310,15 +277,18 @@ impl Builder {
     }
 
     pub(super) fn end_string(&mut self) {
-        let Some(open) = self.string.take() else {
+        let Some(path) = self.string.take() else {
             return;
         };
         if let Some(checker) = self.checker.as_mut() {
-            checker.string(&open.path, &open.content, &mut self.violation);
+            let value = Value::String(std::mem::take(&mut self.content));
+            checker.scalar(&path, &value, &mut self.violation);
+            if let Value::String(buffer) = value {
+                self.content = buffer;
+            }
         }
-        replace_slot(&mut self.root, &self.frames, Value::String(open.content));
         self.edits.push(Edit::End);
-        self.closed.push(open.path);
+        self.closed.push(path);
         self.done = self.frames.is_empty();
         self.settle();
     }
@@ -328,7 +298,6 @@ impl Builder {
         if let Some(checker) = self.checker.as_mut() {
             checker.scalar(&path, &value, &mut self.violation);
         }
-        self.insert(value.clone());
         self.edits.push(Edit::Scalar { key, value });
         self.closed.push(path);
         self.done = self.frames.is_empty();
@@ -353,77 +322,24 @@ impl Builder {
             }
             return (None, String::new());
         };
-        let mut path = self.pointer.clone();
+        let mut path = String::with_capacity(self.pointer.len() + 24);
+        path.push_str(&self.pointer);
         match frame.kind {
             Container::Object => {
-                let key = frame.key.clone().unwrap_or_default();
+                let key = frame.key.clone();
                 push_segment(&mut path, &key);
                 (Some(key), path)
             }
             Container::Array => {
                 let index = frame.len;
                 frame.len += 1;
-                path.push('/');
-                path.push_str(&index.to_string());
+                // Writing to a String cannot fail.
+                let _ = write!(path, "/{index}");
                 if let Some(checker) = self.checker.as_mut() {
                     checker.element(&self.pointer, index, &mut self.violation);
                 }
                 (None, path)
             }
         }
-    }
-
-    /// Puts a new value in the next slot (the top level, the member, or a new element).
-    fn insert(&mut self, value: Value) {
-        if self.frames.is_empty() {
-            self.root = Some(value);
-            return;
-        }
-        let key = self.frames.last().and_then(|f| f.key.clone());
-        match (container(&mut self.root, &self.frames), key) {
-            (Some(Value::Object(map)), Some(k)) => {
-                map.insert(k, value);
-            }
-            (Some(Value::Array(items)), _) => items.push(value),
-            _ => {}
-        }
-    }
-}
-
-/// The innermost open container in the tree.
-fn container<'a>(root: &'a mut Option<Value>, frames: &[Frame]) -> Option<&'a mut Value> {
-    let mut cur = root.as_mut()?;
-    let mut parents = frames.iter();
-    let _root = parents.next()?;
-    let mut parent = frames.first()?;
-    for frame in parents {
-        cur = match (cur, parent.kind) {
-            (Value::Object(map), Container::Object) => map.get_mut(parent.key.as_deref()?)?,
-            (Value::Array(items), Container::Array) => items.last_mut()?,
-            _ => return None,
-        };
-        parent = frame;
-    }
-    Some(cur)
-}
-
-/// Replaces the value in the current slot (the member or last element being read).
-fn replace_slot(root: &mut Option<Value>, frames: &[Frame], value: Value) {
-    let Some(top) = frames.last() else {
-        *root = Some(value);
-        return;
-    };
-    match (container(root, frames), top.key.as_deref()) {
-        (Some(Value::Object(map)), Some(k)) => {
-            if let Some(slot) = map.get_mut(k) {
-                *slot = value;
-            }
-        }
-        (Some(Value::Array(items)), _) => {
-            if let Some(slot) = items.last_mut() {
-                *slot = value;
-            }
-        }
-        _ => {}
     }
 }

@@ -30,20 +30,18 @@
 //!   when it closes.
 //! * `enum`, `const`, `minLength`, `maxLength`, `pattern`, `minimum`,
 //!   `maximum`, `exclusive*`, `multipleOf` of a scalar: when it is complete.
-//!
-//! Numbers are compared without rounding when both are integers, and
-//! otherwise only where `f64` rounding cannot change the answer.
 
-use std::cmp::Ordering;
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use serde_json::{Number, Value};
+use serde_json::Value;
 
-use super::reader::Container;
-use super::subschema::{
-    NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_BOOLEAN, TYPE_INTEGER, TYPE_NULL,
-    TYPE_NUMBER, TYPE_OBJECT, TYPE_STRING,
+use super::keywords::{
+    at_path, closed_container, describe, looks_like_json, quote_str, quote_value, scalar_failure,
+    types_text, Closed,
 };
+use super::reader::Container;
+use super::subschema::{NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
 use super::Violation;
 use crate::structured::{FailureIssue, FailureKind};
 
@@ -56,8 +54,6 @@ const EXPANSION_LIMIT: usize = 256;
 /// Steps and depth of the evaluation of one scalar against one subschema.
 const EVAL_STEPS: u32 = 1024;
 const EVAL_DEPTH: u32 = 32;
-/// Values quoted in messages are cut to this many characters.
-const QUOTE_CHARS: usize = 60;
 
 #[derive(Debug, Clone, Copy)]
 struct App {
@@ -80,13 +76,31 @@ struct Disjunction {
     parent: BranchId,
 }
 
-/// The applications of one open container, and the arena sizes before it.
+/// The arena sizes before a container's applications.
 #[derive(Debug, Clone, Copy)]
-struct Frame {
+struct Marks {
     apps: usize,
     branches: usize,
     disjunctions: usize,
 }
+
+/// One open container: where its applications start, and (objects whose
+/// `required` or property counts need them) the distinct member names so
+/// far: a few in `Checker::names` from `start`, many in a set.
+#[derive(Debug, Clone)]
+struct Frame {
+    marks: Marks,
+    members: Option<Members>,
+}
+
+#[derive(Debug, Clone)]
+enum Members {
+    Few { start: usize },
+    Many(HashSet<String>),
+}
+
+/// Member names are compared one by one up to this many, then hashed.
+const FEW_MEMBERS: usize = 16;
 
 /// A failure: where, which keyword, and what to say.
 struct Failure {
@@ -105,47 +119,12 @@ pub(super) struct Checker {
     frames: Vec<Frame>,
     /// The subschemas (not yet expanded) of the value about to begin.
     pending: Vec<App>,
+    /// Scratch space of `expand`, kept for its capacity.
+    work: Vec<App>,
+    /// Member names of the open objects that count them (see `Members::Few`).
+    names: Vec<String>,
     branches: Vec<Branch>,
     disjunctions: Vec<Disjunction>,
-}
-
-/// A scalar as the checks see it.
-#[derive(Clone, Copy)]
-enum Scalar<'a> {
-    Null,
-    Bool(bool),
-    Num(&'a Number),
-    Str(&'a str),
-}
-
-impl<'a> Scalar<'a> {
-    fn of(value: &'a Value) -> Option<Scalar<'a>> {
-        match value {
-            Value::Null => Some(Scalar::Null),
-            Value::Bool(b) => Some(Scalar::Bool(*b)),
-            Value::Number(n) => Some(Scalar::Num(n)),
-            Value::String(s) => Some(Scalar::Str(s)),
-            _ => None,
-        }
-    }
-
-    fn to_value(self) -> Value {
-        match self {
-            Scalar::Null => Value::Null,
-            Scalar::Bool(b) => Value::Bool(b),
-            Scalar::Num(n) => Value::Number(n.clone()),
-            Scalar::Str(s) => Value::String(s.to_owned()),
-        }
-    }
-
-    fn quote(self) -> String {
-        match self {
-            Scalar::Null => "null".into(),
-            Scalar::Bool(b) => b.to_string(),
-            Scalar::Num(n) => n.to_string(),
-            Scalar::Str(s) => quote_str(s),
-        }
-    }
 }
 
 impl Checker {
@@ -156,6 +135,8 @@ impl Checker {
             apps: Vec::new(),
             frames: Vec::new(),
             pending: Vec::new(),
+            work: Vec::new(),
+            names: Vec::new(),
             branches: vec![Branch {
                 disjunction: 0,
                 alive: true,
@@ -173,41 +154,12 @@ impl Checker {
         });
     }
 
-    /// Whether `key` needs the number of distinct members (for `maxProperties`).
-    pub(super) fn counts_members(&self) -> bool {
-        self.frame_apps().iter().any(|a| {
-            self.schema
-                .node(a.node)
-                .is_some_and(|n| n.max_properties.is_some())
-        })
-    }
-
-    /// Whether `end_container` needs the container's value.
-    pub(super) fn wants_closed_value(&self) -> bool {
-        self.frame_apps().iter().any(|a| {
-            self.schema
-                .node(a.node)
-                .is_some_and(|n| n.checks_on_close())
-        })
-    }
-
-    fn frame_apps(&self) -> &[App] {
-        let start = self.frames.last().map_or(self.apps.len(), |f| f.apps);
-        self.apps.get(start..).unwrap_or_default()
-    }
-
-    /// A member key closed in the object at `path`; `count` is the number of
-    /// distinct members with it. Derives the member's subschemas.
-    pub(super) fn key(
-        &mut self,
-        path: &str,
-        key: &str,
-        count: Option<usize>,
-        out: &mut Option<Violation>,
-    ) {
+    /// A member key closed in the object at `path`. Derives the member's subschemas.
+    pub(super) fn key(&mut self, path: &str, key: &str, out: &mut Option<Violation>) {
         self.pending.clear();
+        let count = self.add_member(key);
         let schema = Arc::clone(&self.schema);
-        let key_value = Value::String(key.to_owned());
+        let mut key_value: Option<Value> = None;
         for i in self.frame_range() {
             let Some(app) = self.apps.get(i).copied() else {
                 continue;
@@ -219,7 +171,8 @@ impl Checker {
                 continue;
             }
             if let Some(names) = node.property_names {
-                if let Some(f) = self.evaluate(names, Scalar::Str(key), path) {
+                let name = key_value.get_or_insert_with(|| Value::String(key.to_owned()));
+                if let Some(f) = self.evaluate(names, name, path) {
                     let failure = Failure {
                         path: path.to_owned(),
                         keyword: "propertyNames",
@@ -250,7 +203,8 @@ impl Checker {
                 matched = true;
             }
             for &(pattern, child) in &node.pattern_properties {
-                match schema.lazy_valid(pattern, &key_value) {
+                let name = key_value.get_or_insert_with(|| Value::String(key.to_owned()));
+                match schema.lazy_valid(pattern, name) {
                     Some(true) => {
                         self.pending.push(App {
                             node: child,
@@ -348,14 +302,22 @@ impl Checker {
         root: bool,
         out: &mut Option<Violation>,
     ) {
-        let frame = Frame {
+        let frame = Marks {
             apps: self.apps.len(),
             branches: self.branches.len(),
             disjunctions: self.disjunctions.len(),
         };
-        self.frames.push(frame);
-        let pending = std::mem::take(&mut self.pending);
-        if !self.expand(&pending, path) {
+        self.frames.push(Frame {
+            marks: frame,
+            members: None,
+        });
+        let mut work = std::mem::take(&mut self.work);
+        work.clear();
+        work.extend_from_slice(&self.pending);
+        self.pending.clear();
+        let expanded = self.expand(&mut work, path);
+        self.work = work;
+        if !expanded {
             self.truncate(frame);
             return;
         }
@@ -405,73 +367,108 @@ impl Checker {
             keep += 1;
         }
         self.apps.truncate(keep);
+        let counts = self.frame_apps().iter().any(|a| {
+            schema.node(a.node).is_some_and(|n| {
+                !n.required.is_empty() || n.min_properties.is_some() || n.max_properties.is_some()
+            })
+        });
+        if kind == Container::Object && counts {
+            let start = self.names.len();
+            if let Some(f) = self.frames.last_mut() {
+                f.members = Some(Members::Few { start });
+            }
+        }
     }
 
-    /// The container at `path` closed (`value`: its content when asked for).
-    pub(super) fn end_container(
-        &mut self,
-        path: &str,
-        value: Option<&Value>,
-        out: &mut Option<Violation>,
-    ) {
-        let Some(frame) = self.frames.last().copied() else {
+    /// The container at `path` closed; `len` is its number of elements (arrays).
+    pub(super) fn end_container(&mut self, path: &str, len: usize, out: &mut Option<Violation>) {
+        let Some(frame) = self.frames.pop() else {
             return;
         };
-        let schema = Arc::clone(&self.schema);
-        if let Some(value) = value {
-            for i in frame.apps..self.apps.len() {
-                let Some(app) = self.apps.get(i).copied() else {
-                    continue;
+        let closed = match &frame.members {
+            Some(Members::Few { start }) => {
+                Closed::Few(self.names.get(*start..).unwrap_or_default())
+            }
+            Some(Members::Many(set)) => Closed::Many(set),
+            None => Closed::Array(len),
+        };
+        // Judged first, killed after: the member names are borrowed meanwhile.
+        let mut failures = Vec::new();
+        for app in self.apps.get(frame.marks.apps..).unwrap_or_default() {
+            let Some(node) = self.schema.node(app.node) else {
+                continue;
+            };
+            if !self.alive(app.branch) {
+                continue;
+            }
+            if let Some((keyword, message)) = closed_container(node, &closed) {
+                let failure = Failure {
+                    path: path.to_owned(),
+                    keyword,
+                    message,
                 };
-                let Some(node) = schema.node(app.node) else {
+                failures.push((app.branch, failure));
+            }
+        }
+        for (branch, failure) in failures {
+            self.kill(branch, failure, out);
+        }
+        if let Some(Members::Few { start }) = frame.members {
+            self.names.truncate(start);
+        }
+        self.truncate(frame.marks);
+    }
+
+    /// Adds a member name to the innermost object (if it counts them) and
+    /// returns how many distinct names it has (a repeated key replaces its member).
+    fn add_member(&mut self, key: &str) -> Option<usize> {
+        let frame = self.frames.last_mut()?;
+        match frame.members.as_mut()? {
+            Members::Many(set) => {
+                if !set.contains(key) {
+                    set.insert(key.to_owned());
+                }
+                Some(set.len())
+            }
+            Members::Few { start } => {
+                let start = *start;
+                let few = self.names.get(start..).unwrap_or_default();
+                if few.iter().any(|n| n == key) {
+                    return Some(few.len());
+                }
+                if few.len() < FEW_MEMBERS {
+                    self.names.push(key.to_owned());
+                    return Some(self.names.len() - start);
+                }
+                let mut set: HashSet<String> = self.names.drain(start..).collect();
+                set.insert(key.to_owned());
+                let count = set.len();
+                frame.members = Some(Members::Many(set));
+                Some(count)
+            }
+        }
+    }
+
+    /// A complete string, number, boolean or null at `path`.
+    pub(super) fn scalar(&mut self, path: &str, value: &Value, out: &mut Option<Violation>) {
+        // A scalar at the top level may turn out to be prose; with coercion,
+        // a scalar's type and enum may still be aligned; text that is itself
+        // JSON may be decoded where an object or array is expected
+        // (doubly-encoded replies). All left to the final parse.
+        if !(self.frames.is_empty() || self.coerce || looks_like_json(value)) {
+            for i in 0..self.pending.len() {
+                let Some(app) = self.pending.get(i).copied() else {
                     continue;
                 };
                 if !self.alive(app.branch) {
                     continue;
                 }
-                if let Some(failure) = closed_container(node, value, path, self.coerce) {
+                if let Some(failure) = self.evaluate(app.node, value, path) {
                     self.kill(app.branch, failure, out);
                 }
             }
         }
-        self.frames.pop();
-        self.truncate(frame);
-    }
-
-    /// A complete string at `path`.
-    pub(super) fn string(&mut self, path: &str, content: &str, out: &mut Option<Violation>) {
-        // Text that is itself JSON may be decoded where an object or array is
-        // expected (doubly-encoded replies): left to the final parse.
-        let trimmed = content.trim_start();
-        if trimmed.starts_with('{') || trimmed.starts_with('[') {
-            self.pending.clear();
-            return;
-        }
-        self.scalar_at(path, Scalar::Str(content), out);
-    }
-
-    /// A complete number, boolean or null at `path`.
-    pub(super) fn scalar(&mut self, path: &str, value: &Value, out: &mut Option<Violation>) {
-        if let Some(scalar) = Scalar::of(value) {
-            self.scalar_at(path, scalar, out);
-        }
-    }
-
-    fn scalar_at(&mut self, path: &str, scalar: Scalar, out: &mut Option<Violation>) {
-        let pending = std::mem::take(&mut self.pending);
-        // A scalar at the top level may turn out to be prose; with coercion,
-        // a scalar's type, enum and format may still be aligned.
-        if self.frames.is_empty() || self.coerce {
-            return;
-        }
-        for app in pending {
-            if !self.alive(app.branch) {
-                continue;
-            }
-            if let Some(failure) = self.evaluate(app.node, scalar, path) {
-                self.kill(app.branch, failure, out);
-            }
-        }
+        self.pending.clear();
     }
 
     // -----------------------------------------------------------------------
@@ -481,7 +478,7 @@ impl Checker {
     /// Whether the applications of the top-level value (just expanded) could
     /// all accept some array: every application of a branch allows arrays,
     /// and each of its disjunctions has such a branch.
-    fn may_be_array(&self, frame: Frame) -> bool {
+    fn may_be_array(&self, frame: Marks) -> bool {
         let mut ok = vec![true; self.branches.len()];
         for app in self.apps.get(frame.apps..).unwrap_or_default() {
             let allows = self
@@ -509,12 +506,16 @@ impl Checker {
         ok.first().copied().unwrap_or(true)
     }
 
+    fn frame_apps(&self) -> &[App] {
+        self.apps.get(self.frame_range()).unwrap_or_default()
+    }
+
     fn frame_range(&self) -> std::ops::Range<usize> {
-        let start = self.frames.last().map_or(self.apps.len(), |f| f.apps);
+        let start = self.frames.last().map_or(self.apps.len(), |f| f.marks.apps);
         start..self.apps.len()
     }
 
-    fn truncate(&mut self, frame: Frame) {
+    fn truncate(&mut self, frame: Marks) {
         self.apps.truncate(frame.apps);
         self.branches.truncate(frame.branches.max(1));
         self.disjunctions.truncate(frame.disjunctions);
@@ -581,13 +582,12 @@ impl Checker {
         }
     }
 
-    /// Adds the applications of `pending` for the value at `path`, following
+    /// Adds the applications of `work` for the value at `path`, following
     /// `$ref`/`allOf` in the same branch and opening a disjunction per
     /// `anyOf`/`oneOf`. False when the expansion is too large to follow.
-    fn expand(&mut self, pending: &[App], path: &str) -> bool {
+    fn expand(&mut self, work: &mut Vec<App>, path: &str) -> bool {
         let start = self.apps.len();
         let schema = Arc::clone(&self.schema);
-        let mut work: Vec<App> = pending.to_vec();
         let mut steps = 0;
         while let Some(app) = work.pop() {
             steps += 1;
@@ -651,7 +651,7 @@ impl Checker {
     /// The first failure of `scalar` against `node` and everything it
     /// includes (`allOf`, `$ref`; an `anyOf`/`oneOf` fails when every member
     /// does). `None` when it passes or cannot be judged.
-    fn evaluate(&self, node: NodeId, scalar: Scalar, path: &str) -> Option<Failure> {
+    fn evaluate(&self, node: NodeId, scalar: &Value, path: &str) -> Option<Failure> {
         let mut steps = EVAL_STEPS;
         self.eval(node, scalar, path, 0, &mut steps)
     }
@@ -659,7 +659,7 @@ impl Checker {
     fn eval(
         &self,
         id: NodeId,
-        scalar: Scalar,
+        scalar: &Value,
         path: &str,
         depth: u32,
         steps: &mut u32,
@@ -669,7 +669,7 @@ impl Checker {
         }
         *steps -= 1;
         let node = self.schema.node(id)?;
-        if let Some((keyword, message)) = own_scalar_failure(&self.schema, node, scalar) {
+        if let Some((keyword, message)) = scalar_failure(&self.schema, node, scalar) {
             return Some(Failure {
                 path: path.to_owned(),
                 keyword,
@@ -694,350 +694,11 @@ impl Checker {
                     keyword,
                     message: format!(
                         "{} is not valid under any of the schemas listed in the '{keyword}' keyword",
-                        scalar.quote()
+                        quote_value(scalar)
                     ),
                 });
             }
         }
         None
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Keywords
-// ---------------------------------------------------------------------------
-
-/// The node's own keywords against a complete scalar.
-fn own_scalar_failure(
-    schema: &StreamSchema,
-    node: &super::subschema::Node,
-    scalar: Scalar,
-) -> Option<(&'static str, String)> {
-    if node.is_false {
-        return Some((
-            "falseSchema",
-            format!("False schema does not allow {}", scalar.quote()),
-        ));
-    }
-    if node.types != 0 && type_mismatch(node.types, scalar) {
-        return Some((
-            "type",
-            format!("{} is not of {}", scalar.quote(), types_text(node.types)),
-        ));
-    }
-    if let Some(options) = &node.enumeration {
-        if options
-            .iter()
-            .all(|o| equal_scalar(scalar, o) == Some(false))
-        {
-            return Some((
-                "enum",
-                format!(
-                    "{} is not one of {}",
-                    scalar.quote(),
-                    quote_value(&Value::Array(options.clone()))
-                ),
-            ));
-        }
-    }
-    if let Some(constant) = &node.constant {
-        if equal_scalar(scalar, constant) == Some(false) {
-            return Some(("const", format!("{} was expected", quote_value(constant))));
-        }
-    }
-    match scalar {
-        Scalar::Str(s) => {
-            if node.min_length.is_some() || node.max_length.is_some() {
-                let chars = s.chars().count() as u64;
-                if let Some(min) = node.min_length.filter(|&m| chars < m) {
-                    return Some((
-                        "minLength",
-                        format!("{} is shorter than {min} characters", scalar.quote()),
-                    ));
-                }
-                if let Some(max) = node.max_length.filter(|&m| chars > m) {
-                    return Some((
-                        "maxLength",
-                        format!("{} is longer than {max} characters", scalar.quote()),
-                    ));
-                }
-            }
-            if let Some(pattern) = node.pattern {
-                if schema.lazy_valid(pattern, &scalar.to_value()) == Some(false) {
-                    return Some((
-                        "pattern",
-                        format!("{} does not match the pattern", scalar.quote()),
-                    ));
-                }
-            }
-        }
-        Scalar::Num(n) => return number_failure(schema, node, n, scalar),
-        Scalar::Null | Scalar::Bool(_) => {}
-    }
-    None
-}
-
-fn number_failure(
-    schema: &StreamSchema,
-    node: &super::subschema::Node,
-    n: &Number,
-    scalar: Scalar,
-) -> Option<(&'static str, String)> {
-    let shown = scalar.quote();
-    if let Some(m) = &node.minimum {
-        if compare(n, m) == Some(Ordering::Less) {
-            return Some((
-                "minimum",
-                format!("{shown} is less than the minimum of {m}"),
-            ));
-        }
-    }
-    if let Some(m) = &node.maximum {
-        if compare(n, m) == Some(Ordering::Greater) {
-            return Some((
-                "maximum",
-                format!("{shown} is greater than the maximum of {m}"),
-            ));
-        }
-    }
-    if let Some(m) = &node.exclusive_minimum {
-        if matches!(compare(n, m), Some(Ordering::Less | Ordering::Equal)) {
-            return Some((
-                "exclusiveMinimum",
-                format!("{shown} is less than or equal to the minimum of {m}"),
-            ));
-        }
-    }
-    if let Some(m) = &node.exclusive_maximum {
-        if matches!(compare(n, m), Some(Ordering::Greater | Ordering::Equal)) {
-            return Some((
-                "exclusiveMaximum",
-                format!("{shown} is greater than or equal to the maximum of {m}"),
-            ));
-        }
-    }
-    if let Some(multiple) = node.multiple_of {
-        if schema.lazy_valid(multiple, &scalar.to_value()) == Some(false) {
-            return Some((
-                "multipleOf",
-                format!("{shown} is not a multiple of the divisor"),
-            ));
-        }
-    }
-    None
-}
-
-/// A closed container against the node's close-time keywords.
-fn closed_container(
-    node: &super::subschema::Node,
-    value: &Value,
-    path: &str,
-    coerce: bool,
-) -> Option<Failure> {
-    let fail = |keyword: &'static str, message: String| {
-        Some(Failure {
-            path: path.to_owned(),
-            keyword,
-            message,
-        })
-    };
-    match value {
-        Value::Object(map) => {
-            if let Some(missing) = node.required.iter().find(|k| !map.contains_key(k.as_str())) {
-                return fail(
-                    "required",
-                    format!("{} is a required property", quote_str(missing)),
-                );
-            }
-            if let Some(min) = node.min_properties.filter(|&m| (map.len() as u64) < m) {
-                return fail(
-                    "minProperties",
-                    format!("the object has less than {min} properties"),
-                );
-            }
-        }
-        Value::Array(items) => {
-            if let Some(min) = node.min_items.filter(|&m| (items.len() as u64) < m) {
-                return fail("minItems", format!("the array has less than {min} items"));
-            }
-        }
-        _ => {}
-    }
-    if coerce {
-        return None;
-    }
-    if let Some(options) = &node.enumeration {
-        if options.iter().all(|o| equal(value, o) == Some(false)) {
-            return fail(
-                "enum",
-                format!(
-                    "the value at {} is not one of the enum values",
-                    at_path(path)
-                ),
-            );
-        }
-    }
-    if let Some(constant) = &node.constant {
-        if equal(value, constant) == Some(false) {
-            return fail("const", format!("{} was expected", quote_value(constant)));
-        }
-    }
-    None
-}
-
-/// True when `types` certainly excludes the scalar. An integral float such
-/// as `1.0` is never reported (an integer since draft 6; draft 4 disagrees,
-/// and the final parse says so).
-fn type_mismatch(types: u8, scalar: Scalar) -> bool {
-    let bit = match scalar {
-        Scalar::Null => TYPE_NULL,
-        Scalar::Bool(_) => TYPE_BOOLEAN,
-        Scalar::Str(_) => TYPE_STRING,
-        Scalar::Num(n) => {
-            if types & TYPE_NUMBER != 0 {
-                return false;
-            }
-            if types & TYPE_INTEGER == 0 {
-                return true;
-            }
-            if n.is_i64() || n.is_u64() {
-                return false;
-            }
-            return n.as_f64().is_some_and(|f| f.fract() != 0.0);
-        }
-    };
-    types & bit == 0
-}
-
-/// `a` against `b`: `None` when `f64` rounding leaves the order in doubt.
-fn compare(a: &Number, b: &Number) -> Option<Ordering> {
-    if let (Some(x), Some(y)) = (whole(a), whole(b)) {
-        return Some(x.cmp(&y));
-    }
-    let (fa, fb) = (a.as_f64()?, b.as_f64()?);
-    if a.is_f64() && b.is_f64() {
-        return fa.partial_cmp(&fb);
-    }
-    // One integer, one float: exact while the integer fits in 53 bits;
-    // beyond, rounding keeps a strict order but an equality proves nothing.
-    const EXACT: i128 = 1 << 53;
-    let exact = whole(a)
-        .or(whole(b))
-        .is_some_and(|i| (-EXACT..=EXACT).contains(&i));
-    match fa.partial_cmp(&fb)? {
-        Ordering::Equal if !exact => None,
-        order => Some(order),
-    }
-}
-
-fn whole(n: &Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
-}
-
-/// JSON equality (numbers by value): `None` when it cannot be told.
-fn equal(a: &Value, b: &Value) -> Option<bool> {
-    let mut stack = vec![(a, b)];
-    let mut unsure = false;
-    while let Some((a, b)) = stack.pop() {
-        match (a, b) {
-            (Value::Number(x), Value::Number(y)) => match compare(x, y) {
-                Some(Ordering::Equal) => {}
-                Some(_) => return Some(false),
-                None => unsure = true,
-            },
-            (Value::Array(x), Value::Array(y)) => {
-                if x.len() != y.len() {
-                    return Some(false);
-                }
-                stack.extend(x.iter().zip(y.iter()));
-            }
-            (Value::Object(x), Value::Object(y)) => {
-                if x.len() != y.len() {
-                    return Some(false);
-                }
-                for (k, v) in x {
-                    match y.get(k) {
-                        Some(w) => stack.push((v, w)),
-                        None => return Some(false),
-                    }
-                }
-            }
-            _ => {
-                if a != b {
-                    return Some(false);
-                }
-            }
-        }
-    }
-    if unsure {
-        None
-    } else {
-        Some(true)
-    }
-}
-
-fn equal_scalar(scalar: Scalar, value: &Value) -> Option<bool> {
-    match (scalar, value) {
-        (Scalar::Null, Value::Null) => Some(true),
-        (Scalar::Bool(a), Value::Bool(b)) => Some(a == *b),
-        (Scalar::Str(a), Value::String(b)) => Some(a == b),
-        (Scalar::Num(a), Value::Number(b)) => compare(a, b).map(|o| o == Ordering::Equal),
-        _ => Some(false),
-    }
-}
-
-// ---------------------------------------------------------------------------
-// Messages
-// ---------------------------------------------------------------------------
-
-fn describe(kind: Container) -> &'static str {
-    match kind {
-        Container::Object => "an object",
-        Container::Array => "an array",
-    }
-}
-
-fn types_text(types: u8) -> String {
-    let names: Vec<&str> = [
-        (TYPE_NULL, "null"),
-        (TYPE_BOOLEAN, "boolean"),
-        (TYPE_OBJECT, "object"),
-        (TYPE_ARRAY, "array"),
-        (TYPE_NUMBER, "number"),
-        (TYPE_INTEGER, "integer"),
-        (TYPE_STRING, "string"),
-    ]
-    .iter()
-    .filter(|(bit, _)| types & bit != 0)
-    .map(|(_, name)| *name)
-    .collect();
-    match names.as_slice() {
-        [one] => format!("type \"{one}\""),
-        many => format!("types \"{}\"", many.join("\", \"")),
-    }
-}
-
-fn at_path(path: &str) -> String {
-    if path.is_empty() {
-        "the value".to_owned()
-    } else {
-        format!("the value at {}", clip(path, QUOTE_CHARS))
-    }
-}
-
-fn quote_str(s: &str) -> String {
-    quote_value(&Value::String(clip(s, QUOTE_CHARS)))
-}
-
-fn quote_value(v: &Value) -> String {
-    clip(&v.to_string(), QUOTE_CHARS * 2)
-}
-
-fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_owned(),
-        Some((at, _)) => format!("{}…", s.get(..at).unwrap_or(s)),
     }
 }

@@ -18,7 +18,8 @@
 //! grew the value during this push (so a host mirrors the value without it
 //! ever being serialised whole again), the JSON Pointers of the values that
 //! closed, `done`, and the violation. The whole value is there on demand
-//! ([`PartialJson::value`]). [`PartialJson::finish`] is exactly
+//! ([`PartialJson::value`], which reads the text again: no value tree is
+//! kept while streaming). [`PartialJson::finish`] is exactly
 //! [`parse`](crate::structured::parse) of the whole text.
 //!
 //! ## What is shown
@@ -76,6 +77,7 @@
 
 mod builder;
 mod check;
+mod keywords;
 mod reader;
 mod subschema;
 
@@ -234,9 +236,15 @@ impl PartialJson {
         &self.text
     }
 
-    /// The partial value; `None` until a value starts.
-    pub fn value(&mut self) -> Option<&Value> {
-        self.builder.value()
+    /// The partial value; `None` until a value starts. Built on demand by
+    /// reading the text again (O(length)): a host that follows every push
+    /// applies the edits instead.
+    pub fn value(&self) -> Option<Value> {
+        let mut replay = Builder::new(None);
+        Reader::new(self.options.local_repair).feed(&self.text, &mut replay);
+        let mut value = None;
+        apply(&mut value, &mut Vec::new(), &replay.edits);
+        value
     }
 
     /// The top-level value has closed.

@@ -76,15 +76,6 @@ impl Node {
             .and_then(|i| self.properties.get(i))
             .map(|(_, id)| *id)
     }
-
-    /// Whether the node checks anything when its container closes.
-    pub(super) fn checks_on_close(&self) -> bool {
-        !self.required.is_empty()
-            || self.min_properties.is_some()
-            || self.min_items.is_some()
-            || self.enumeration.is_some()
-            || self.constant.is_some()
-    }
 }
 
 /// A one-keyword schema compiled by `jsonschema` on first use: `pattern`
