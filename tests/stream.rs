@@ -919,6 +919,24 @@ mod properties {
                     {"type": "object", "required": ["b"], "properties": {"b": {"enum": ["x", 2, null]}}}
                 ]
             }),
+            // The fuzz targets' schemas (fuzz/src/lib.rs).
+            json!({"type": "object", "required": ["city"], "properties": {"city": {"type": "string"}}}),
+            json!({"oneOf": [
+                {"type": "object", "required": ["tool", "args"], "additionalProperties": false,
+                 "properties": {"tool": {"type": "string"}, "args": {"type": "object"}}},
+                {"type": "object", "required": ["final"], "additionalProperties": false,
+                 "properties": {"final": {"type": "string"}}}
+            ]}),
+            json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 5, "uniqueItems": true}),
+            json!({"$defs": {"node": {"type": "object", "properties": {"v": {"type": "number"},
+                   "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["v"]}},
+                   "$ref": "#/$defs/node"}),
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "additionalProperties": false,
+                   "properties": {"n": {"type": "integer", "multipleOf": 3}, "s": {"type": "string", "minLength": 2}},
+                   "dependencies": {"n": ["s"]}}),
+            json!({"type": "object", "properties": {"a": {"enum": [1, "a", null, {"k": [true]}]},
+                   "b": {"const": 2.5}, "k": {"type": "number", "exclusiveMinimum": 0, "maximum": 10}}}),
         ]
     }
 
@@ -930,11 +948,23 @@ mod properties {
             (-3i64..12).prop_map(Value::from),
             Just(json!(2.5)),
             Just(json!(1.0)),
-            prop::sample::select(vec!["x", "abcd", "s", "", "x_y", "k"]).prop_map(Value::from),
+            prop::sample::select(vec![
+                "x",
+                "abcd",
+                "s",
+                "",
+                "x_y",
+                "k",
+                "Paris",
+                "ab",
+                "{\"a\": 1}"
+            ])
+            .prop_map(Value::from),
         ];
         leaf.prop_recursive(4, 24, 4, |inner| {
             let key = prop::sample::select(vec![
-                "k", "v", "a", "b", "t", "next", "x_a", "long_key", "x_",
+                "k", "v", "a", "b", "t", "next", "x_a", "long_key", "x_", "n", "s", "tool", "args",
+                "final", "children", "city",
             ]);
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
@@ -1015,6 +1045,21 @@ mod properties {
         Ok(())
     }
 
+    /// How many values `value` holds, itself included.
+    fn values_in(value: &Value) -> usize {
+        let mut stack = vec![value];
+        let mut n = 0;
+        while let Some(v) = stack.pop() {
+            n += 1;
+            match v {
+                Value::Array(items) => stack.extend(items),
+                Value::Object(map) => stack.extend(map.values()),
+                _ => {}
+            }
+        }
+        n
+    }
+
     /// JSON-ish fragments, so random text reaches every reader state.
     fn jsonish_text() -> impl Strategy<Value = String> {
         let token = prop::sample::select(vec![
@@ -1076,7 +1121,7 @@ mod properties {
         }
 
         #[test]
-        fn other_schemas_valid_or_not(which in 0usize..4, doc in near_value(), style in 0usize..3,
+        fn other_schemas_valid_or_not(which in 0usize..10, doc in near_value(), style in 0usize..3,
                                       cuts in prop::collection::vec(any::<Index>(), 0..24)) {
             let schemas = other_schemas();
             check_document(&schemas[which], &doc, style, &cuts)?;
@@ -1084,15 +1129,26 @@ mod properties {
 
         #[test]
         fn any_text_any_chunking(text in jsonish_text(), cuts in prop::collection::vec(any::<Index>(), 0..16),
-                                 strict in any::<bool>(), which in 0usize..5) {
+                                 strict in any::<bool>(), which in 0usize..11) {
             let options = StreamOptions { local_repair: !strict, ..StreamOptions::default() };
             let schemas = other_schemas();
             let s = schemas.get(which).map(|v| schema(v.clone()));
             let parts = split(&text, &cuts);
-            let outcome = same_in_any_chunking(s, &options, &parts)?;
+            let outcome = same_in_any_chunking(s.clone(), &options, &parts)?;
+            let strict_value = serde_json::from_str::<Value>(&text).ok();
             if let Some((_, _, FailureKind::JsonSyntax, _)) = &outcome.violation {
-                prop_assert!(!parse(&text, None, &ParseOptions { local_repair: !strict, stop_reason: None }).is_ok()
-                    || !strict, "a syntax violation on text strict parsing accepts: {:?}", text);
+                prop_assert!(strict_value.is_none(), "a syntax violation on strict JSON: {:?}", text);
+            }
+            // A strict document that passes the schema and repeats no key gets
+            // no violation, and once done shows exactly its value.
+            if let Some(value) = strict_value {
+                let valid = s.as_ref().is_none_or(|s| s.compiled().validate(&value).is_none());
+                if valid && outcome.done && outcome.closed.len() == values_in(&value) {
+                    prop_assert_eq!(&outcome.violation, &None, "{:?}", text);
+                }
+                if outcome.done {
+                    prop_assert_eq!(outcome.value.as_ref(), Some(&value));
+                }
             }
         }
 

@@ -335,6 +335,8 @@ impl Reader {
             return self.fail(pos, "text after the value");
         }
         if !self.root_scalar || (self.fenced && self.lead && c == b'`') {
+            // Settled: whatever follows is not read, in this chunk or later ones.
+            self.root_scalar = false;
             return bytes.len();
         }
         self.root_scalar = false;
