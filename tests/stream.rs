@@ -761,6 +761,134 @@ fn keywords_not_read_never_report() {
     assert_eq!(run.violation(), None);
 }
 
+#[test]
+fn a_repeated_key_is_not_waited_for() {
+    // JSON parsers let the last of two members with one name win; a stream
+    // judges each member's value when it closes (documented in DESIGN.md).
+    let s = schema(json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
+    let run = by_char(Some(s), r#"{"a": "x", "a": 1}"#);
+    assert_eq!(run.violation(), schema_issue("/a", "type"));
+}
+
+#[test]
+fn anchors_draft_4_bounds_and_multiple_of() {
+    let s = schema(json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "type": "object",
+        "properties": {
+            "p": {"type": "number", "maximum": 5, "exclusiveMaximum": true},
+            "m": {"type": "number", "multipleOf": 0.1},
+            "i": {"type": "integer"}
+        }
+    }));
+    assert_eq!(
+        by_char(Some(s.clone()), r#"{"p": 4.9, "m": 0.3, "i": 2}"#).violation(),
+        None
+    );
+    assert_eq!(
+        by_char(Some(s.clone()), r#"{"p": 5,"#).violation(),
+        schema_issue("/p", "exclusiveMaximum")
+    );
+    assert_eq!(
+        by_char(Some(s.clone()), r#"{"m": 0.35,"#).violation(),
+        schema_issue("/m", "multipleOf")
+    );
+    // 1.0 is an integer since draft 6; draft 4 says no, and only the final parse says so.
+    assert_eq!(by_char(Some(s), r#"{"i": 1.0,"#).violation(), None);
+    let anchored = schema(json!({
+        "type": "object",
+        "properties": {"c": {"$ref": "#color"}},
+        "$defs": {"c": {"$anchor": "color", "enum": ["red", "green"]}}
+    }));
+    assert_eq!(
+        by_char(Some(anchored.clone()), r#"{"c": "red"}"#).violation(),
+        None
+    );
+    assert_eq!(
+        by_char(Some(anchored), r#"{"c": "blue""#).violation(),
+        schema_issue("/c", "enum")
+    );
+}
+
+#[test]
+fn numbers_are_compared_without_rounding() {
+    let s = schema(json!({
+        "type": "object",
+        "properties": {
+            "big": {"maximum": 9007199254740993u64},
+            "ex": {"exclusiveMaximum": 9007199254740992.0},
+            "e": {"enum": [1]}
+        }
+    }));
+    // 2^53 + 1 is not above 2^53 + 1, though both round to 2^53 as floats.
+    assert_eq!(
+        by_char(Some(s.clone()), r#"{"big": 9007199254740993,"#).violation(),
+        None
+    );
+    assert_eq!(
+        by_char(Some(s.clone()), r#"{"big": 9007199254740994,"#).violation(),
+        schema_issue("/big", "maximum")
+    );
+    // An integer that rounds to the float bound: the order is in doubt, nothing reported.
+    assert_eq!(
+        by_char(Some(s.clone()), r#"{"ex": 9007199254740991,"#).violation(),
+        None
+    );
+    assert_eq!(
+        by_char(Some(s), r#"{"e": 1.0,"#).violation(),
+        None,
+        "1.0 equals 1"
+    );
+}
+
+#[test]
+fn tolerant_strings_keep_what_the_scanner_keeps() {
+    let text = concat!(r#"["a\u12x", "tab"#, "\t", r#"here", "C:\dir"]"#);
+    let mut run = by_char(None, text);
+    assert_eq!(
+        run.value(),
+        Some(json!(["a\\u12x", "tab\there", "C:\\dir"]))
+    );
+    // A lone surrogate: the final parse refuses it; the reader stops without a report.
+    let mut run = by_char(None, r#"["ok", "\uD800x"]"#);
+    assert_eq!(run.value(), Some(json!(["ok", ""])));
+    assert_eq!(run.violation(), None);
+    assert!(!parse(run.stream.text(), None, &ParseOptions::new()).is_ok());
+}
+
+#[test]
+fn a_fence_opener_split_anywhere() {
+    let text = "```json\n{\"a\": [1]}\n```";
+    for cut in 0..text.len() {
+        let mut run = Run::new(Some(order_schema()));
+        run.push(&text[..cut]);
+        run.push(&text[cut..]);
+        assert_eq!(run.value(), Some(json!({"a": [1]})), "cut at {cut}");
+        assert_eq!(
+            run.violation(),
+            schema_issue("", "additionalProperties"),
+            "cut at {cut}"
+        );
+    }
+}
+
+#[test]
+fn strict_mode_still_checks_the_schema() {
+    let strict = StreamOptions {
+        local_repair: false,
+        ..StreamOptions::default()
+    };
+    let mut run = Run::with(Some(order_schema()), strict);
+    run.push(r#"{"status": "lost", "#);
+    assert_eq!(run.violation(), schema_issue("/status", "enum"));
+    run.push("'x': 1}");
+    assert_eq!(
+        run.violation(),
+        schema_issue("/status", "enum"),
+        "the first violation stays"
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Properties
 // ---------------------------------------------------------------------------

@@ -73,7 +73,46 @@
 //!   read never produce a violation.
 //!
 //! A model that writes a second, corrected value after a complete first one
-//! is not waited for: the first value of the reply is the value.
+//! is not waited for: the first value of the reply is the value. Nor is a
+//! repeated key: a member's value is judged when it closes, although a later
+//! member of the same name would replace it.
+//!
+//! # Example
+//!
+//! A host (the wasm layer, or a `RepairLoop` during the call in flight)
+//! pushes each chunk, mirrors the value from the edits, and cuts the stream
+//! at the first violation:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use selfheal::structured::stream::{apply, PartialJson, StreamOptions, StreamSchema};
+//! use selfheal::{CompiledSchema, ParseOptions};
+//!
+//! let compiled = CompiledSchema::from_text(
+//!     r#"{"type":"object","additionalProperties":false,"properties":{"city":{"type":"string"}}}"#,
+//! )
+//! .unwrap();
+//! // Once per schema, shared by every stream (it keeps compiled patterns).
+//! let schema = Arc::new(StreamSchema::new(Arc::new(compiled)));
+//! let mut stream = PartialJson::new(Some(schema), StreamOptions::default());
+//!
+//! let (mut value, mut cursor) = (None, Vec::new());
+//! let mut cut = None;
+//! for chunk in ["```json\n{\"city\": \"Par", "is\", \"pop", "ulation\": 2", "100000}"] {
+//!     let update = stream.push(chunk).unwrap(); // Err: over maxChars (a RangeError in JS)
+//!     apply(&mut value, &mut cursor, &update.edits);
+//!     if let Some(issue) = update.violation {
+//!         cut = Some(issue); // abort the request, send one repair prompt
+//!         break;
+//!     }
+//! }
+//! assert_eq!(value, Some(serde_json::json!({"city": "Paris"})));
+//! assert_eq!(cut.map(|i| i.message).as_deref(),
+//!            Some(r#"Additional properties are not allowed ("population" was unexpected)"#));
+//! assert_eq!(stream.text(), "```json\n{\"city\": \"Paris\", \"population\": 2");
+//! // `finish` is `parse` of the text so far: here a cut-off reply.
+//! assert!(!stream.finish(&ParseOptions::new()).is_ok());
+//! ```
 
 mod builder;
 mod check;
