@@ -685,6 +685,34 @@ fn property_names_pattern_properties_and_tuples() {
     assert_eq!(run.violation(), schema_issue("/t/1", "falseSchema"));
 }
 
+#[test]
+fn many_members_are_counted_once_each() {
+    let s = schema(json!({"type": "object", "required": ["k0", "k19"], "maxProperties": 20}));
+    let members = |names: &[usize]| -> String {
+        let list: Vec<String> = names.iter().map(|i| format!("\"k{i}\": {i}")).collect();
+        format!("{{{}}}", list.join(", "))
+    };
+    let twenty: Vec<usize> = (0..20).collect();
+    assert_eq!(
+        by_char(Some(s.clone()), &members(&twenty)).violation(),
+        None
+    );
+    // Repeats, past the short list too, count once.
+    let repeats: Vec<usize> = (0..20).chain([3, 17, 0]).collect();
+    assert_eq!(
+        by_char(Some(s.clone()), &members(&repeats)).violation(),
+        None
+    );
+    let mut run = Run::new(Some(s.clone()));
+    run.push(&members(&(0..20).collect::<Vec<_>>()).replace('}', ", \"k20\""));
+    assert_eq!(run.violation(), schema_issue("", "maxProperties"));
+    let without_last: Vec<usize> = (0..19).chain([25]).collect();
+    assert_eq!(
+        by_char(Some(s), &members(&without_last)).violation(),
+        schema_issue("", "required")
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Never a false alarm
 // ---------------------------------------------------------------------------

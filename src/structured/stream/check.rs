@@ -102,6 +102,50 @@ enum Members {
 /// Member names are compared one by one up to this many, then hashed.
 const FEW_MEMBERS: usize = 16;
 
+/// Names stacked in one buffer (no allocation per name): name `i` is
+/// `text[ends[i - 1]..ends[i]]`.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Names {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Names {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn push(&mut self, name: &str) {
+        self.text.push_str(name);
+        self.ends.push(self.text.len());
+    }
+
+    /// The names from index `start` on.
+    pub(super) fn from(&self, start: usize) -> impl Iterator<Item = &str> {
+        let first = start
+            .checked_sub(1)
+            .and_then(|i| self.ends.get(i))
+            .copied()
+            .unwrap_or(0);
+        let ends = self.ends.get(start..).unwrap_or_default();
+        ends.iter().scan(first, |from, &end| {
+            let name = self.text.get(*from..end).unwrap_or_default();
+            *from = end;
+            Some(name)
+        })
+    }
+
+    fn truncate(&mut self, start: usize) {
+        let first = start
+            .checked_sub(1)
+            .and_then(|i| self.ends.get(i))
+            .copied()
+            .unwrap_or(0);
+        self.ends.truncate(start);
+        self.text.truncate(first);
+    }
+}
+
 /// A failure: where, which keyword, and what to say.
 struct Failure {
     path: String,
@@ -122,7 +166,7 @@ pub(super) struct Checker {
     /// Scratch space of `expand`, kept for its capacity.
     work: Vec<App>,
     /// Member names of the open objects that count them (see `Members::Few`).
-    names: Vec<String>,
+    names: Names,
     branches: Vec<Branch>,
     disjunctions: Vec<Disjunction>,
 }
@@ -136,7 +180,7 @@ impl Checker {
             frames: Vec::new(),
             pending: Vec::new(),
             work: Vec::new(),
-            names: Vec::new(),
+            names: Names::default(),
             branches: vec![Branch {
                 disjunction: 0,
                 alive: true,
@@ -386,9 +430,7 @@ impl Checker {
             return;
         };
         let closed = match &frame.members {
-            Some(Members::Few { start }) => {
-                Closed::Few(self.names.get(*start..).unwrap_or_default())
-            }
+            Some(Members::Few { start }) => Closed::Few(&self.names, *start),
             Some(Members::Many(set)) => Closed::Many(set),
             None => Closed::Array(len),
         };
@@ -432,15 +474,16 @@ impl Checker {
             }
             Members::Few { start } => {
                 let start = *start;
-                let few = self.names.get(start..).unwrap_or_default();
-                if few.iter().any(|n| n == key) {
-                    return Some(few.len());
+                let count = self.names.len() - start;
+                if self.names.from(start).any(|n| n == key) {
+                    return Some(count);
                 }
-                if few.len() < FEW_MEMBERS {
-                    self.names.push(key.to_owned());
-                    return Some(self.names.len() - start);
+                if count < FEW_MEMBERS {
+                    self.names.push(key);
+                    return Some(count + 1);
                 }
-                let mut set: HashSet<String> = self.names.drain(start..).collect();
+                let mut set: HashSet<String> = self.names.from(start).map(str::to_owned).collect();
+                self.names.truncate(start);
                 set.insert(key.to_owned());
                 let count = set.len();
                 frame.members = Some(Members::Many(set));

@@ -11,6 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Number, Value};
 
+use super::check::Names;
 use super::reader::Container;
 use super::subschema::{
     Node, StreamSchema, TYPE_ARRAY, TYPE_BOOLEAN, TYPE_INTEGER, TYPE_NULL, TYPE_NUMBER,
@@ -126,7 +127,8 @@ fn number_failure(schema: &StreamSchema, node: &Node, n: &Number, value: &Value)
 /// What a closed container's close-time checks look at: an object's
 /// distinct member names (kept only when needed), an array's length.
 pub(super) enum Closed<'a> {
-    Few(&'a [String]),
+    /// The names from an index on.
+    Few(&'a Names, usize),
     Many(&'a HashSet<String>),
     Array(usize),
 }
@@ -134,7 +136,7 @@ pub(super) enum Closed<'a> {
 impl Closed<'_> {
     fn has(&self, key: &str) -> bool {
         match self {
-            Closed::Few(names) => names.iter().any(|n| n == key),
+            Closed::Few(names, start) => names.from(*start).any(|n| n == key),
             Closed::Many(set) => set.contains(key),
             Closed::Array(_) => false,
         }
@@ -142,7 +144,7 @@ impl Closed<'_> {
 
     fn members(&self) -> usize {
         match self {
-            Closed::Few(names) => names.len(),
+            Closed::Few(names, start) => names.from(*start).count(),
             Closed::Many(set) => set.len(),
             Closed::Array(_) => 0,
         }
@@ -154,7 +156,7 @@ impl Closed<'_> {
 /// is kept while streaming.)
 pub(super) fn closed_container(node: &Node, closed: &Closed) -> Option<Failed> {
     match closed {
-        Closed::Few(_) | Closed::Many(_) => {
+        Closed::Few(..) | Closed::Many(_) => {
             if let Some(missing) = node.required.iter().find(|k| !closed.has(k)) {
                 return Some((
                     "required",
