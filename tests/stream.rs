@@ -571,6 +571,21 @@ fn a_scalar_is_judged_when_complete() {
 }
 
 #[test]
+fn messages_say_what_is_wrong_on_one_line() {
+    let run = by_char(Some(order_schema()), "{\"id\": \"ord_1\"");
+    let message = run.stream.violation().map(|v| v.issue.message.clone());
+    assert_eq!(
+        message.as_deref(),
+        Some(r#""ord_1" does not match "^ord_[A-Za-z0-9]{4,}$""#)
+    );
+    let long = format!("{{\"status\": \"{}\n\"", "x".repeat(500));
+    let run = by_char(Some(order_schema()), &long);
+    let v = run.stream.violation().unwrap();
+    assert!(v.issue.message.chars().count() < 300 && !v.issue.message.contains('\n'));
+    assert!(v.issue.message.starts_with("\"xxx"), "{}", v.issue.message);
+}
+
+#[test]
 fn required_and_minimum_counts_wait_for_the_close() {
     let mut run = Run::new(Some(order_schema()));
     run.push("{\"id\": \"ord_1234\", \"items\": [");

@@ -79,7 +79,11 @@ fn string_failure(schema: &StreamSchema, node: &Node, s: &str, value: &Value) ->
         if schema.lazy_valid(pattern, value) == Some(false) {
             return Some((
                 "pattern",
-                format!("{} does not match the pattern", quote_value(value)),
+                format!(
+                    "{} does not match {}",
+                    quote_value(value),
+                    clip(&schema.lazy_argument(pattern), QUOTE_CHARS)
+                ),
             ));
         }
     }
@@ -117,7 +121,10 @@ fn number_failure(schema: &StreamSchema, node: &Node, n: &Number, value: &Value)
         if schema.lazy_valid(multiple, value) == Some(false) {
             return Some((
                 "multipleOf",
-                format!("{n} is not a multiple of the divisor"),
+                format!(
+                    "{n} is not a multiple of {}",
+                    schema.lazy_argument(multiple)
+                ),
             ));
         }
     }

@@ -88,6 +88,11 @@ pub(super) struct Lazy {
 }
 
 impl Lazy {
+    /// The keyword's value (the pattern, the divisor), for messages.
+    pub(super) fn argument(&self) -> Option<&Value> {
+        self.schema.as_object().and_then(|o| o.values().next())
+    }
+
     /// `Some(valid)`, or `None` when the keyword could not be compiled alone.
     pub(super) fn is_valid(&self, instance: &Value) -> Option<bool> {
         self.validator
@@ -127,6 +132,13 @@ impl StreamSchema {
 
     pub(super) fn lazy_valid(&self, index: usize, instance: &Value) -> Option<bool> {
         self.lazy.get(index).and_then(|l| l.is_valid(instance))
+    }
+
+    pub(super) fn lazy_argument(&self, index: usize) -> String {
+        self.lazy
+            .get(index)
+            .and_then(Lazy::argument)
+            .map_or_else(String::new, Value::to_string)
     }
 
     pub(super) fn is_false(&self, id: NodeId) -> bool {

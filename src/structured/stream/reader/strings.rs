@@ -28,8 +28,7 @@ impl Reader {
         while pos < bytes.len() {
             if esc != Esc::No {
                 self.emit(chunk, run, pos, key, out);
-                let (next_pos, next_esc, closed) =
-                    self.escape(chunk, bytes, pos, quote, key, esc, out);
+                let (next_pos, next_esc, closed) = self.escape(bytes, pos, quote, key, esc, out);
                 if self.phase == Phase::Opaque {
                     return usize::MAX;
                 }
@@ -140,7 +139,6 @@ impl Reader {
     #[allow(clippy::too_many_arguments)]
     fn escape(
         &mut self,
-        _chunk: &str,
         bytes: &[u8],
         pos: usize,
         quote: Quote,
