@@ -7,6 +7,7 @@
 
 pub mod repair;
 pub mod schema;
+pub mod stream;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
