@@ -56,12 +56,8 @@ pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
 
 impl From<Bad> for JsValue {
     fn from(b: Bad) -> JsValue {
-        // Messages may quote the input; keep them readable whatever the input's size.
-        const MAX: usize = 300;
-        let mut message: String = b.message.chars().take(MAX).collect();
-        if b.message.chars().nth(MAX).is_some() {
-            message.push('…');
-        }
+        // Messages may quote the input: one line, readable whatever the input's size.
+        let message = crate::text::one_line(&b.message, 300);
         let msg = format!("selfheal: {} {}", b.field, message);
         if b.range {
             js_sys::RangeError::new(&msg).into()
