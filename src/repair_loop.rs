@@ -34,9 +34,10 @@ use crate::prompt::{
     build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt, DEFAULT_MAX_RAW_CHARS,
 };
 use crate::structured::{
-    self, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
-    SchemaError,
+    self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
+    SchemaCache, SchemaError, StopCategory, DEFAULT_MAX_REPLY_CHARS,
 };
+use crate::text::one_line;
 use crate::toolkit::CircuitBreaker;
 
 /// How repairable failures are repaired.
@@ -113,8 +114,15 @@ pub struct LoopConfig {
     pub local_repair: bool,
     pub locale: Locale,
     pub max_raw_chars: u32,
+    /// A longer reply (in code points) is refused unread: degrade `unrepairable`.
+    #[serde(default = "default_max_reply_chars")]
+    pub max_reply_chars: u32,
     #[serde(with = "u64_string")]
     pub seed: u64,
+}
+
+fn default_max_reply_chars() -> u32 {
+    DEFAULT_MAX_REPLY_CHARS as u32
 }
 
 impl LoopConfig {
@@ -130,6 +138,7 @@ impl LoopConfig {
             local_repair: true,
             locale: Locale::En,
             max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
+            max_reply_chars: default_max_reply_chars(),
             seed,
         }
     }
@@ -214,6 +223,14 @@ pub enum Outcome {
         stop_reason: Option<String>,
         cost_usd: f64,
         usage: Option<Usage>,
+    },
+    /// A reply the host did not read because it is certainly longer than `maxReplyChars`:
+    /// `length` is its length as the host measured it (UTF-16 code units in JavaScript, at
+    /// least the number of code points). Treated as a `Reply` of that length.
+    ReplyTooLong {
+        length: usize,
+        stop_reason: Option<String>,
+        cost_usd: f64,
     },
     /// Whatever the call threw or returned as an error, as read by the host layer.
     Error { error: ErrorInfo, cost_usd: f64 },
@@ -552,6 +569,14 @@ impl RepairLoop {
                 cost_usd,
                 usage: _,
             } => self.on_reply(text, stop_reason, cost_usd, now, breaker),
+            Outcome::ReplyTooLong {
+                length,
+                stop_reason: _,
+                cost_usd,
+            } => match self.reply_arrived(cost_usd, now) {
+                Some(late) => late,
+                None => self.on_too_long(length),
+            },
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
             Outcome::Rejected { reason } => self.on_rejected(reason, now, breaker),
             Outcome::Invalid { reason } => self.on_invalid(reason, now, breaker),
@@ -579,7 +604,7 @@ impl RepairLoop {
             .unwrap_or("aborted by the host")
             .to_string();
         // The host's reason goes into `detail` as given; `classified.reason` is one short line.
-        let line = crate::classify::one_line(&detail);
+        let line = one_line(&detail, 300);
         let line = if line.is_empty() {
             "aborted by the host".to_string()
         } else {
@@ -597,34 +622,38 @@ impl RepairLoop {
 
     fn on_reply(
         &mut self,
-        text: String,
+        mut text: String,
         stop_reason: Option<String>,
         cost_usd: f64,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let loop_issued = self.state.calls > 0;
-        self.record_call(cost_usd, now);
-        self.state.consecutive_transient = 0;
-        self.state.last_report = None;
-
-        if loop_issued && self.deadline_passed(now) {
-            self.fail_last_attempt(None, "the reply arrived after the deadline");
-            return self.degrade(
-                StopReason::DeadlineExceeded,
-                "the reply arrived after the deadline".into(),
-                None,
-            );
+        if let Some(late) = self.reply_arrived(cost_usd, now) {
+            return late;
         }
-
+        let max_reply = self.config.max_reply_chars as usize;
+        if let Some(chars) = structured::reply_too_long(&text, max_reply) {
+            return self.on_too_long(chars);
+        }
+        if stop_category(stop_reason.as_deref()) == StopCategory::Refused {
+            return self.on_refused(stop_reason.as_deref().unwrap_or(""));
+        }
         let options = ParseOptions {
             local_repair: self.config.local_repair,
             stop_reason,
+            max_reply_chars: max_reply,
         };
         let parsed = match &self.schema {
             Some(schema) => structured::parse(&text, Some(schema), &options),
             None if text.trim().is_empty() => structured::parse(&text, None, &options),
-            None => Parsed::ok(Value::String(text.clone()), Vec::new(), text.clone()),
+            // Without a schema the value is the text, which must be all there (SPEC 4, v0.2).
+            None if structured::is_cut_off(options.stop_reason.as_deref()) => {
+                Parsed::err(structured::cut_off_report(options.stop_reason.as_deref()))
+            }
+            None => {
+                let accepted = std::mem::take(&mut text);
+                Parsed::ok(Value::String(accepted.clone()), Vec::new(), accepted)
+            }
         };
         match parsed {
             Parsed::Ok {
@@ -655,6 +684,59 @@ impl RepairLoop {
             }
             Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),
         }
+    }
+
+    /// A reply arrived: count the call; a loop-issued call answered after the deadline ends
+    /// the loop whatever the reply holds.
+    fn reply_arrived(&mut self, cost_usd: f64, now: f64) -> Option<Instruction> {
+        let loop_issued = self.state.calls > 0;
+        self.record_call(cost_usd, now);
+        self.state.consecutive_transient = 0;
+        self.state.last_report = None;
+        if loop_issued && self.deadline_passed(now) {
+            self.fail_last_attempt(None, "the reply arrived after the deadline");
+            return Some(self.degrade(
+                StopReason::DeadlineExceeded,
+                "the reply arrived after the deadline".into(),
+                None,
+            ));
+        }
+        None
+    }
+
+    /// A reply longer than `maxReplyChars` (SPEC section 4, v0.2): refused unread. Not resent:
+    /// a model that wrote that much once is likely to again, and a repair prompt cannot quote it.
+    fn on_too_long(&mut self, chars: usize) -> Instruction {
+        let max = self.config.max_reply_chars;
+        let detail = format!(
+            "the reply has {chars} characters, above maxReplyChars ({max}); it was not read"
+        );
+        let classified = Classified::new(
+            ErrorClass::HardFail,
+            Cause::TooLarge,
+            Signal::Validation,
+            detail.clone(),
+        );
+        self.fail(&classified);
+        self.degrade(StopReason::Unrepairable, detail, Some(classified))
+    }
+
+    /// The provider refused or filtered the reply (SPEC section 4, v0.2): hard-fail, cause
+    /// content-filter, not resent. The stop reason is the signal; the loop stops with
+    /// `hard-fail`, as for any other hard-fail outcome, and the reply is not parsed.
+    fn on_refused(&mut self, stop_reason: &str) -> Instruction {
+        let detail = format!(
+            "the provider stopped the reply (stop reason {}): a refusal or a content filter, not an answer",
+            one_line(stop_reason, 40)
+        );
+        let classified = Classified::new(
+            ErrorClass::HardFail,
+            Cause::ContentFilter,
+            Signal::StopReason,
+            detail.clone(),
+        );
+        self.fail(&classified);
+        self.degrade(StopReason::HardFail, detail, Some(classified))
     }
 
     fn on_broken_reply(
@@ -693,7 +775,7 @@ impl RepairLoop {
         let reason = format!(
             "{}: {}",
             describe_kinds(&report),
-            crate::classify::one_line(first_issue)
+            one_line(first_issue, 300)
         );
         let classified = Classified::new(ErrorClass::Repairable, cause, signal, reason);
         self.fail(&classified);
@@ -805,7 +887,7 @@ impl RepairLoop {
             ErrorClass::Repairable,
             Cause::Rejected,
             Signal::Validation,
-            format!("rejected: {}", crate::classify::one_line(&reason)),
+            format!("rejected: {}", one_line(&reason, 300)),
         );
         self.fail(&classified);
         self.state.last_report = None;
@@ -830,7 +912,7 @@ impl RepairLoop {
             ErrorClass::SemanticInvalid,
             Cause::Semantic,
             Signal::Validation,
-            format!("invalid: {}", crate::classify::one_line(&reason)),
+            format!("invalid: {}", one_line(&reason, 300)),
         );
         self.fail(&classified);
         self.state.last_report = None;
