@@ -13,7 +13,7 @@ export type ErrorClass = "transient" | "repairable" | "semantic-invalid" | "hard
 export type Cause =
   | "rate-limited" | "overloaded" | "server-error" | "timeout" | "network" | "conflict"
   | "quota-exhausted" | "auth" | "bad-request" | "not-found" | "too-large"
-  | "context-overflow" | "unsupported" | "aborted"
+  | "context-overflow" | "unsupported" | "aborted" | "content-filter"
   | "json-syntax" | "schema" | "truncated" | "empty" | "rejected" | "semantic" | "unknown";
 export interface Classified {
   class: ErrorClass;
@@ -43,7 +43,12 @@ export type Fix =
 export type Parsed =
   | { ok: true; value: unknown; fixes: Fix[] }
   | { ok: false; report: FailureReport };
-export interface ParseOptions { localRepair?: boolean; stopReason?: string }
+export interface ParseOptions {
+  localRepair?: boolean;
+  stopReason?: string;
+  /** default 4000000: a longer reply (in code points) is a `truncated` failure, not read */
+  maxReplyChars?: number;
+}
 /** Returns null when the text holds nothing JSON-like or cannot be repaired. */
 export function repairJson(text: string): { text: string; fixes: Fix[] } | null;
 export class Schema {
@@ -115,6 +120,8 @@ export interface LoopOptions {
   locale?: Locale;
   /** default 2000: broken output quoted in a fix prompt, in code points */
   maxRawChars?: number;
+  /** default 4000000: a longer reply (in code points) degrades "unrepairable" unread */
+  maxReplyChars?: number;
   /** Jitter seed; default from the platform's random source. */
   seed?: number;
 }

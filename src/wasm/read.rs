@@ -251,6 +251,19 @@ fn bool_value(v: &JsValue, p: &str) -> Read<bool> {
     )
 }
 
+/// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
+/// into wasm memory; `None` for anything that is not a string.
+pub fn js_string_length(v: &JsValue) -> Option<usize> {
+    v.dyn_ref::<js_sys::JsString>().map(|s| s.length() as usize)
+}
+
+/// Whether a JS string is certainly longer than `max` code points: a code point is one or two
+/// UTF-16 code units, so only a string of more than `2 * max` units is known to be, unread.
+/// Shorter ones are copied and counted exactly.
+pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
+    js_string_length(v).filter(|&units| units > max.saturating_mul(2))
+}
+
 pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {
     optional(obj, key, parent, string_value)
 }
