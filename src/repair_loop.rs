@@ -406,8 +406,16 @@ struct LoopState {
 pub struct Snapshot {
     pub version: u32,
     pub options: LoopConfig,
+    /// Required, `null` for a loop without a schema: a state whose schema was removed must not
+    /// resume as a loop that accepts any text.
+    #[serde(deserialize_with = "required_nullable")]
     pub schema: Option<Value>,
     state: LoopState,
+}
+
+/// An `Option` field that must be present (as `null` when empty).
+fn required_nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Option::<Value>::deserialize(d)
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -502,11 +510,13 @@ impl RepairLoop {
     // ---- snapshot ----
 
     pub fn to_snapshot(&self) -> Snapshot {
+        let mut state = self.state.clone();
+        state.final_instruction = self.final_instruction();
         Snapshot {
             version: SNAPSHOT_VERSION,
             options: self.config.clone(),
             schema: self.schema.as_ref().map(|s| s.value().clone()),
-            state: self.state.clone(),
+            state,
         }
     }
 
@@ -530,11 +540,96 @@ impl RepairLoop {
             .map(|v| cache.get_or_compile_value(v))
             .transpose()
             .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
-        Ok(RepairLoop {
+        let mut restored = RepairLoop {
             config: snapshot.options,
             schema,
             state: snapshot.state,
-        })
+        };
+        restored.check_state()?;
+        if let Some(fin) = restored.state.final_instruction.take() {
+            restored.store_final(&fin);
+        }
+        Ok(restored)
+    }
+
+    /// What a restored state must hold to be one this loop could have reached (issue 10):
+    /// costs and times that are numbers the loop writes, a final instruction that is the one
+    /// the loop gave (its value the reply's, checked against the schema, its counts the
+    /// state's), and a schema whenever the state shows there was one.
+    fn check_state(&self) -> Result<(), OptionError> {
+        let s = &self.state;
+        let bad = |field: &str, message: &str| {
+            Err(OptionError::type_(&format!("state.state.{field}"), message))
+        };
+        if !(s.cost_usd.is_finite() && s.cost_usd >= 0.0) {
+            return bad("costUsd", "must be a finite number >= 0");
+        }
+        if s.started_at.is_some_and(|t| !t.is_finite()) {
+            return bad("startedAt", "must be a finite number or null");
+        }
+        for (i, a) in s.attempts.iter().enumerate() {
+            if !(a.cost_usd.is_finite() && a.cost_usd >= 0.0) {
+                return bad(
+                    &format!("attempts[{i}].costUsd"),
+                    "must be a finite number >= 0",
+                );
+            }
+            if !a.at.is_finite() {
+                return bad(&format!("attempts[{i}].at"), "must be a finite number");
+            }
+        }
+        if self.schema.is_none() {
+            let schema_kinds = |r: &FailureReport| {
+                r.has(FailureKind::Schema) || r.has(FailureKind::JsonSyntax)
+            };
+            let parsed_json = s.last_report.as_ref().is_some_and(schema_kinds)
+                || s
+                    .attempts
+                    .iter()
+                    .any(|a| matches!(a.cause, Some(Cause::Schema | Cause::JsonSyntax)))
+                || matches!(&s.final_instruction, Some(Instruction::Done { value, .. }) if !value.is_string())
+                || matches!(&s.final_instruction, Some(Instruction::Degrade { report: Some(r), .. }) if schema_kinds(r));
+            if parsed_json {
+                return Err(OptionError::type_(
+                    "state.schema",
+                    "is null, but the state was made by a loop with a schema: restore it with its schema",
+                ));
+            }
+        }
+        let Some(fin) = &s.final_instruction else {
+            return Ok(());
+        };
+        let (attempts, cost_usd) = match fin {
+            Instruction::Done {
+                attempts, cost_usd, ..
+            }
+            | Instruction::Degrade {
+                attempts, cost_usd, ..
+            } => (*attempts, *cost_usd),
+            _ => return bad("finalInstruction", "must be a done or a degrade"),
+        };
+        if attempts != s.calls || cost_usd.to_bits() != s.cost_usd.to_bits() {
+            return bad(
+                "finalInstruction",
+                "does not match the state (its attempts and costUsd must be the state's calls and costUsd)",
+            );
+        }
+        if let Instruction::Done { value, text, .. } = fin {
+            let same = match &self.schema {
+                None => value.as_str() == Some(text.as_str()),
+                Some(schema) => {
+                    serde_json::from_str::<Value>(text).ok().as_ref() == Some(value)
+                        && schema.validate(value).is_none()
+                }
+            };
+            if !same {
+                return bad(
+                    "finalInstruction",
+                    "is not a done this loop could give: its value must be its text parsed, and pass the schema",
+                );
+            }
+        }
+        Ok(())
     }
 
     // ---- inputs ----
@@ -546,15 +641,16 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        if let Some(fin) = &self.state.final_instruction {
+        if self.state.final_instruction.is_some() {
             let reopens = self.state.provisional
                 && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
             if !reopens {
                 // Only a verdict right after the `done` may reopen it; anything
                 // else the host feeds first closes that window.
-                let fin = fin.clone();
                 self.state.provisional = false;
-                return fin;
+                if let Some(fin) = self.final_instruction() {
+                    return fin;
+                }
             }
             self.state.final_instruction = None;
             self.state.provisional = false;
@@ -584,15 +680,69 @@ impl RepairLoop {
         self.state.awaiting = !instruction.is_final();
         if instruction.is_final() {
             self.state.provisional = matches!(instruction, Instruction::Done { .. });
-            self.state.final_instruction = Some(instruction.clone());
+            self.store_final(&instruction);
         }
         instruction
     }
 
+    /// Keep the final instruction to repeat it. A `done` is kept without its value, which is
+    /// its text parsed again when needed: the value of a large reply is a tree many times the
+    /// size of its text (docs/PERFORMANCE.md), and keeping a second copy for the life of the
+    /// loop doubled the memory a large reply takes.
+    fn store_final(&mut self, instruction: &Instruction) {
+        let stored = match instruction {
+            Instruction::Done {
+                value: _,
+                text,
+                source,
+                fixes,
+                attempts,
+                cost_usd,
+            } => Instruction::Done {
+                value: Value::Null,
+                text: text.clone(),
+                source: *source,
+                fixes: fixes.clone(),
+                attempts: *attempts,
+                cost_usd: *cost_usd,
+            },
+            other => other.clone(),
+        };
+        self.state.final_instruction = Some(stored);
+    }
+
+    /// The final instruction given, whole: a `done`'s value is its text parsed again (the
+    /// text itself without a schema), exactly the value it held.
+    fn final_instruction(&self) -> Option<Instruction> {
+        let fin = self.state.final_instruction.as_ref()?;
+        let Instruction::Done {
+            value: _,
+            text,
+            source,
+            fixes,
+            attempts,
+            cost_usd,
+        } = fin
+        else {
+            return Some(fin.clone());
+        };
+        let value = match self.schema {
+            Some(_) => serde_json::from_str(text).unwrap_or(Value::Null),
+            None => Value::String(text.clone()),
+        };
+        Some(Instruction::Done {
+            value,
+            text: text.clone(),
+            source: *source,
+            fixes: fixes.clone(),
+            attempts: *attempts,
+            cost_usd: *cost_usd,
+        })
+    }
+
     /// Stop now: degrade `aborted` (or the final instruction already given).
     pub fn abort(&mut self, reason: Option<&str>, now: f64) -> Instruction {
-        if let Some(fin) = &self.state.final_instruction {
-            let fin = fin.clone();
+        if let Some(fin) = self.final_instruction() {
             self.state.provisional = false;
             return fin;
         }
@@ -614,7 +764,7 @@ impl RepairLoop {
         let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
         self.state.awaiting = false;
         self.state.provisional = false;
-        self.state.final_instruction = Some(instruction.clone());
+        self.store_final(&instruction);
         instruction
     }
 

@@ -229,29 +229,59 @@ struct Shape {
 }
 
 impl Shape {
-    /// One pass, no recursion (a value may be 127 levels deep and a million wide).
+    /// One pass without recursion: a stack of iterators, one per open container (at most the
+    /// 128 levels serde_json reads), so a million-wide array costs no extra memory.
     fn of(value: &Value) -> Shape {
-        let mut shape = Shape::default();
-        let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
-        while let Some((v, path)) = stack.pop() {
+        let mut shape = Shape {
+            values: 1,
+            longest_path: 0,
+        };
+        let mut stack: Vec<(Children<'_>, usize)> = vec![(Children::of(value), 0)];
+        while let Some((children, path)) = stack.last_mut() {
+            let path = *path;
+            let Some((segment, child)) = children.next() else {
+                stack.pop();
+                continue;
+            };
+            let child_path = path + 1 + segment;
             shape.values += 1;
-            shape.longest_path = shape.longest_path.max(path);
-            match v {
-                // "/" + the key, where `~` and `/` take two bytes each.
-                Value::Object(map) => stack.extend(map.iter().map(|(k, child)| {
-                    let escapes = k.bytes().filter(|b| matches!(b, b'~' | b'/')).count();
-                    (child, path + 1 + k.len() + escapes)
-                })),
-                Value::Array(items) => stack.extend(
-                    items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, child)| (child, path + 1 + decimal_len(i))),
-                ),
-                _ => {}
-            }
+            shape.longest_path = shape.longest_path.max(child_path);
+            stack.push((Children::of(child), child_path));
         }
         shape
+    }
+}
+
+/// The members of a value, each with the length of its JSON Pointer segment.
+enum Children<'a> {
+    Object(serde_json::map::Iter<'a>),
+    Array(std::iter::Enumerate<std::slice::Iter<'a, Value>>),
+    None,
+}
+
+impl<'a> Children<'a> {
+    fn of(value: &'a Value) -> Children<'a> {
+        match value {
+            Value::Object(map) => Children::Object(map.iter()),
+            Value::Array(items) => Children::Array(items.iter().enumerate()),
+            _ => Children::None,
+        }
+    }
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = (usize, &'a Value);
+
+    fn next(&mut self) -> Option<(usize, &'a Value)> {
+        match self {
+            // The key, where `~` and `/` take two bytes each.
+            Children::Object(it) => it.next().map(|(k, child)| {
+                let escapes = k.bytes().filter(|b| matches!(b, b'~' | b'/')).count();
+                (k.len() + escapes, child)
+            }),
+            Children::Array(it) => it.next().map(|(i, child)| (decimal_len(i), child)),
+            Children::None => None,
+        }
     }
 }
 
@@ -270,17 +300,20 @@ pub const MAX_VALIDATION_WORK: usize = 4_000_000;
 
 /// The number of values in `value`, counting no further than `stop`.
 fn count_values(value: &Value, stop: usize) -> usize {
-    let mut count = 0usize;
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        count += 1;
+    let mut count = 1usize;
+    let mut stack = vec![Children::of(value)];
+    while let Some(children) = stack.last_mut() {
         if count >= stop {
             break;
         }
-        match v {
-            Value::Object(map) => stack.extend(map.values()),
-            Value::Array(items) => stack.extend(items.iter()),
-            _ => {}
+        match children.next() {
+            Some((_, child)) => {
+                count += 1;
+                stack.push(Children::of(child));
+            }
+            None => {
+                stack.pop();
+            }
         }
     }
     count
