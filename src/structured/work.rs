@@ -55,13 +55,13 @@ pub struct Work {
 
 /// Measure a schema; an error names where the work explodes.
 pub fn analyse(schema: &Value) -> Result<Work, SchemaError> {
-    let graph = Graph::build(schema);
-    graph.worst_path()
+    Graph::build(schema).worst_path()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Which members of a value a descending edge applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Label {
-    /// `properties[key]`: index into `Graph::keys`.
+    /// `properties[key]`: a key id (see `Graph::ids`).
     Key(usize),
     /// `additionalProperties`: keys the node's own `properties` do not name.
     OtherKeys,
@@ -73,48 +73,47 @@ enum Label {
     AnyItem,
 }
 
-/// What a member of a value can be, as far as descending edges tell them apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// A member of a value, as far as descending edges tell members apart: `Key(id)` and
+/// `Index(i)` for the keys and indices some subschema names, `usize::MAX` for any other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Member {
     Key(usize),
-    OtherKey,
     Index(usize),
-    OtherItem,
 }
+
+const OTHER: usize = usize::MAX;
 
 struct Node<'a> {
     value: &'a Value,
-    pointer: String,
+    /// Where it is, for the error message: the node it was found under and the step from it.
+    parent: usize,
+    step: String,
+    /// Its base URI (an index into `Graph::bases`) and the node of its resource.
+    base: usize,
+    resource: usize,
     /// Keywords of this subschema (each may give one error), at least 1.
     keywords: u64,
     in_place: Vec<usize>,
     descend: Vec<(Label, usize)>,
-    /// Keys named by `properties`, sorted.
+    /// Key ids named by `properties`, sorted.
     own_keys: Vec<usize>,
 }
 
 struct Graph<'a> {
     nodes: Vec<Node<'a>>,
-    /// The node of each subschema, by address in the document.
     by_address: HashMap<usize, usize>,
+    /// Resource URIs (`uri`), anchors (`uri#name`) and property keys (`\0key`), to node or key ids.
+    ids: HashMap<String, usize>,
+    bases: Vec<String>,
+    dynamic_anchors: Vec<(&'a str, usize)>,
+    recursive_roots: Vec<usize>,
     keys: Vec<&'a str>,
-    key_ids: HashMap<&'a str, usize>,
-    /// Topological position of each node in the in-place graph (back edges cut).
+    /// Topological position of each node in the in-place graph (back edges cut), and that DAG.
     topo: Vec<usize>,
-    /// In-place edges without the back edges that close a cycle.
     dag: Vec<Vec<usize>>,
     /// Evaluations and keywords when a node is applied to a value: counts of in-place paths.
     closure: Vec<(u64, u64)>,
     any_of: bool,
-}
-
-/// Where refs resolve: resource bases and anchors found in the document.
-#[derive(Default)]
-struct Scopes<'a> {
-    resources: HashMap<String, &'a Value>,
-    anchors: HashMap<(String, String), &'a Value>,
-    dynamic_anchors: HashMap<String, Vec<&'a Value>>,
-    recursive_roots: Vec<&'a Value>,
 }
 
 const DEFAULT_BASE: &str = "json-schema:///";
@@ -128,159 +127,41 @@ impl<'a> Graph<'a> {
         let mut g = Graph {
             nodes: Vec::new(),
             by_address: HashMap::new(),
+            ids: HashMap::new(),
+            bases: vec![DEFAULT_BASE.to_string()],
+            dynamic_anchors: Vec::new(),
+            recursive_roots: Vec::new(),
             keys: Vec::new(),
-            key_ids: HashMap::new(),
             topo: Vec::new(),
             dag: Vec::new(),
             closure: Vec::new(),
             any_of: false,
         };
+        g.ids.insert(DEFAULT_BASE.to_string(), 0);
         // Pass 1: every subschema position, with its base URI and resource.
-        let mut scopes = Scopes::default();
-        let mut bases: HashMap<usize, (String, &'a Value)> = HashMap::new();
-        let mut stack: Vec<(&'a Value, String, String, &'a Value)> =
-            vec![(root, String::new(), DEFAULT_BASE.to_string(), root)];
-        scopes.resources.insert(DEFAULT_BASE.to_string(), root);
-        while let Some((v, pointer, base, resource)) = stack.pop() {
-            if g.by_address.contains_key(&address(v)) {
-                continue;
-            }
-            let (base, resource) = scope_of(v, base, resource, &mut scopes);
-            bases.insert(address(v), (base.clone(), resource));
-            g.add_node(v, pointer.clone());
-            for (child, child_pointer) in subschemas(v, &pointer) {
-                stack.push((child, child_pointer, base.clone(), resource));
-            }
-        }
-        // Pass 2: edges. A reference may point anywhere in the document; a position not
-        // reached in pass 1 becomes a node of its own (with the referring node's scope).
+        g.add(root, 0, String::new(), 0, 0);
         let mut i = 0;
         while let Some(node) = g.nodes.get(i) {
-            let v = node.value;
-            let pointer = node.pointer.clone();
-            let (base, resource) = bases
-                .get(&address(v))
-                .cloned()
-                .unwrap_or_else(|| (DEFAULT_BASE.to_string(), root));
-            let mut in_place = Vec::new();
-            let mut descend = Vec::new();
-            let mut own_keys = Vec::new();
+            let (v, base, resource) = (node.value, node.base, node.resource);
             if let Value::Object(map) = v {
-                g.any_of |= map.contains_key("anyOf") || map.contains_key("oneOf");
                 for (keyword, sub) in map {
-                    let at = format!("{pointer}/{}", escape(keyword));
-                    match keyword.as_str() {
-                        "$ref" | "$dynamicRef" | "$recursiveRef" => {
-                            if let Value::String(r) = sub {
-                                for target in resolve(keyword, r, &base, resource, root, &scopes) {
-                                    let n = g.node_for(target, &at, &mut bases, &base, resource);
-                                    in_place.push(n);
-                                }
-                            }
+                    for (child, seg) in keyword_subschemas(keyword, sub) {
+                        if !g.by_address.contains_key(&address(child)) {
+                            g.add(child, i, seg.step(keyword), base, resource);
                         }
-                        "allOf" | "anyOf" | "oneOf" => {
-                            for (j, s) in items(sub) {
-                                in_place.push(g.node_for(
-                                    s,
-                                    &format!("{at}/{j}"),
-                                    &mut bases,
-                                    &base,
-                                    resource,
-                                ));
-                            }
-                        }
-                        "not" | "if" | "then" | "else" => {
-                            if is_schema(sub) {
-                                in_place.push(g.node_for(sub, &at, &mut bases, &base, resource));
-                            }
-                        }
-                        "dependentSchemas" | "dependencies" => {
-                            for (k, s) in members(sub) {
-                                if is_schema(s) {
-                                    in_place.push(g.node_for(
-                                        s,
-                                        &format!("{at}/{}", escape(k)),
-                                        &mut bases,
-                                        &base,
-                                        resource,
-                                    ));
-                                }
-                            }
-                        }
-                        "properties" => {
-                            for (k, s) in members(sub) {
-                                let key = g.key_id(k);
-                                own_keys.push(key);
-                                let n = g.node_for(
-                                    s,
-                                    &format!("{at}/{}", escape(k)),
-                                    &mut bases,
-                                    &base,
-                                    resource,
-                                );
-                                descend.push((Label::Key(key), n));
-                            }
-                        }
-                        "patternProperties" => {
-                            for (k, s) in members(sub) {
-                                let n = g.node_for(
-                                    s,
-                                    &format!("{at}/{}", escape(k)),
-                                    &mut bases,
-                                    &base,
-                                    resource,
-                                );
-                                descend.push((Label::AnyKey, n));
-                            }
-                        }
-                        "additionalProperties" if is_schema(sub) => {
-                            let n = g.node_for(sub, &at, &mut bases, &base, resource);
-                            descend.push((Label::OtherKeys, n));
-                        }
-                        "propertyNames" | "unevaluatedProperties" if is_schema(sub) => {
-                            let n = g.node_for(sub, &at, &mut bases, &base, resource);
-                            descend.push((Label::AnyKey, n));
-                        }
-                        "prefixItems" => {
-                            for (j, s) in items(sub) {
-                                let n = g.node_for(
-                                    s,
-                                    &format!("{at}/{j}"),
-                                    &mut bases,
-                                    &base,
-                                    resource,
-                                );
-                                descend.push((Label::Index(j), n));
-                            }
-                        }
-                        "items" if sub.is_array() => {
-                            for (j, s) in items(sub) {
-                                let n = g.node_for(
-                                    s,
-                                    &format!("{at}/{j}"),
-                                    &mut bases,
-                                    &base,
-                                    resource,
-                                );
-                                descend.push((Label::Index(j), n));
-                            }
-                        }
-                        "items" | "additionalItems" | "contains" | "unevaluatedItems"
-                            if is_schema(sub) =>
-                        {
-                            let n = g.node_for(sub, &at, &mut bases, &base, resource);
-                            descend.push((Label::AnyItem, n));
-                        }
-                        _ => {}
                     }
                 }
             }
-            own_keys.sort_unstable();
-            own_keys.dedup();
+            i += 1;
+        }
+        // Pass 2: edges. A reference may point anywhere in the document; a position pass 1
+        // did not reach becomes a node of its own, in the referring node's scope.
+        let mut i = 0;
+        while let Some(node) = g.nodes.get(i) {
+            let (v, base, resource) = (node.value, node.base, node.resource);
+            let edges = g.edges(v, i, base, resource);
             if let Some(node) = g.nodes.get_mut(i) {
-                node.in_place = in_place;
-                node.descend = descend;
-                node.own_keys = own_keys;
+                (node.in_place, node.descend, node.own_keys) = edges;
             }
             i += 1;
         }
@@ -289,15 +170,59 @@ impl<'a> Graph<'a> {
         g
     }
 
-    fn add_node(&mut self, v: &'a Value, pointer: String) -> usize {
-        let keywords = match v {
-            Value::Object(map) => (map.len() as u64).max(1),
-            _ => 1,
-        };
+    /// Register a subschema: its scope, and the names (`$id`, `$anchor`...) it defines.
+    fn add(
+        &mut self,
+        v: &'a Value,
+        parent: usize,
+        step: String,
+        base: usize,
+        resource: usize,
+    ) -> usize {
         let n = self.nodes.len();
+        let (mut base, mut resource) = (base, resource);
+        let mut keywords = 1;
+        if let Value::Object(map) = v {
+            keywords = (map.len() as u64).max(1);
+            let current = self.bases.get(base).cloned().unwrap_or_default();
+            let id = map
+                .get("$id")
+                .or_else(|| map.get("id"))
+                .and_then(Value::as_str);
+            match id {
+                // Draft 6/7 plain-name fragment: an anchor in the current resource.
+                Some(id) if id.starts_with('#') => {
+                    self.ids.insert(format!("{current}{id}"), n);
+                }
+                Some(id) => {
+                    let joined = join(&current, id);
+                    let uri = split_fragment(&joined).0.to_string();
+                    self.ids.insert(uri.clone(), n);
+                    base = self.bases.len();
+                    self.bases.push(uri);
+                    resource = n;
+                }
+                None => {}
+            }
+            let uri = self.bases.get(base).cloned().unwrap_or_default();
+            for keyword in ["$anchor", "$dynamicAnchor"] {
+                if let Some(name) = map.get(keyword).and_then(Value::as_str) {
+                    self.ids.insert(format!("{uri}#{name}"), n);
+                    if keyword == "$dynamicAnchor" {
+                        self.dynamic_anchors.push((name, n));
+                    }
+                }
+            }
+            if map.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
+                self.recursive_roots.push(n);
+            }
+        }
         self.nodes.push(Node {
             value: v,
-            pointer,
+            parent,
+            step,
+            base,
+            resource,
             keywords,
             in_place: Vec::new(),
             descend: Vec::new(),
@@ -307,93 +232,191 @@ impl<'a> Graph<'a> {
         n
     }
 
-    fn node_for(
+    /// The node of a subschema, registering it (with a pointer from `parent`) if it is new.
+    fn node(
         &mut self,
         v: &'a Value,
-        pointer: &str,
-        bases: &mut HashMap<usize, (String, &'a Value)>,
-        base: &str,
-        resource: &'a Value,
+        parent: usize,
+        step: String,
+        base: usize,
+        resource: usize,
     ) -> usize {
-        if let Some(&n) = self.by_address.get(&address(v)) {
-            return n;
+        match self.by_address.get(&address(v)) {
+            Some(&n) => n,
+            None => self.add(v, parent, step, base, resource),
         }
-        bases
-            .entry(address(v))
-            .or_insert_with(|| (base.to_string(), resource));
-        self.add_node(v, pointer.to_string())
     }
 
-    fn key_id(&mut self, k: &'a str) -> usize {
-        if let Some(&id) = self.key_ids.get(k) {
+    fn key_id(&mut self, key: &'a str) -> usize {
+        let name = format!("\0{key}");
+        if let Some(&id) = self.ids.get(&name) {
             return id;
         }
         let id = self.keys.len();
-        self.keys.push(k);
-        self.key_ids.insert(k, id);
+        self.keys.push(key);
+        self.ids.insert(name, id);
         id
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn edges(
+        &mut self,
+        v: &'a Value,
+        at: usize,
+        base: usize,
+        resource: usize,
+    ) -> (Vec<usize>, Vec<(Label, usize)>, Vec<usize>) {
+        let mut in_place = Vec::new();
+        let mut descend = Vec::new();
+        let mut own_keys = Vec::new();
+        let Value::Object(map) = v else {
+            return (in_place, descend, own_keys);
+        };
+        self.any_of |= map.contains_key("anyOf") || map.contains_key("oneOf");
+        for (keyword, sub) in map {
+            let k = keyword.as_str();
+            if let ("$ref" | "$dynamicRef" | "$recursiveRef", Value::String(r)) = (k, sub) {
+                in_place.extend(self.resolve(k, r, base, resource));
+                continue;
+            }
+            for (child, seg) in keyword_subschemas(k, sub) {
+                let n = match self.by_address.get(&address(child)) {
+                    Some(&n) => n,
+                    None => self.add(child, at, seg.step(k), base, resource),
+                };
+                let label = match (k, seg) {
+                    ("properties", Seg::Key(key)) => {
+                        let key = self.key_id(key);
+                        own_keys.push(key);
+                        Some(Label::Key(key))
+                    }
+                    ("patternProperties" | "propertyNames" | "unevaluatedProperties", _) => {
+                        Some(Label::AnyKey)
+                    }
+                    ("additionalProperties", _) => Some(Label::OtherKeys),
+                    ("prefixItems" | "items", Seg::Index(i)) => Some(Label::Index(i)),
+                    ("items" | "additionalItems" | "contains" | "unevaluatedItems", _) => {
+                        Some(Label::AnyItem)
+                    }
+                    (
+                        "allOf" | "anyOf" | "oneOf" | "not" | "if" | "then" | "else"
+                        | "dependentSchemas" | "dependencies",
+                        _,
+                    ) => None,
+                    // $defs, definitions: places, not applicators.
+                    _ => continue,
+                };
+                match label {
+                    Some(label) => descend.push((label, n)),
+                    None => in_place.push(n),
+                }
+            }
+        }
+        own_keys.sort_unstable();
+        own_keys.dedup();
+        (in_place, descend, own_keys)
+    }
+
+    /// The nodes a reference leads to: its static target, and for `$dynamicRef` /
+    /// `$recursiveRef` every target the dynamic scope could pick.
+    fn resolve(
+        &mut self,
+        keyword: &str,
+        reference: &str,
+        base: usize,
+        resource: usize,
+    ) -> Vec<usize> {
+        let mut out = Vec::new();
+        let current = self.bases.get(base).cloned().unwrap_or_default();
+        let (uri, fragment) = split_fragment(reference);
+        let (target_uri, target) = if uri.is_empty() {
+            (current, Some(resource))
+        } else {
+            let joined = join(&current, uri);
+            let absolute = split_fragment(&joined).0.to_string();
+            let found = self.ids.get(&absolute).copied();
+            (absolute, found)
+        };
+        if let Some(target) = target {
+            if fragment.is_empty() {
+                out.push(target);
+            } else if fragment.starts_with('/') {
+                let pointed = self
+                    .nodes
+                    .get(target)
+                    .and_then(|t| t.value.pointer(&percent_decode(fragment)));
+                if let Some(v) = pointed {
+                    let (b, r) = self
+                        .nodes
+                        .get(target)
+                        .map_or((0, 0), |t| (t.base, t.resource));
+                    out.push(self.node(v, target, fragment.to_string(), b, r));
+                }
+            } else if let Some(&n) = self.ids.get(&format!("{target_uri}#{fragment}")) {
+                out.push(n);
+            }
+        }
+        match keyword {
+            "$dynamicRef" => out.extend(
+                self.dynamic_anchors
+                    .iter()
+                    .filter(|(name, _)| *name == fragment)
+                    .map(|(_, n)| *n),
+            ),
+            "$recursiveRef" => {
+                out.push(0);
+                out.extend(self.recursive_roots.iter().copied());
+            }
+            _ => {}
+        }
+        out
     }
 
     /// A topological order of the in-place graph, cutting the edges that close a cycle
     /// (iterative DFS: a schema may be deep).
     fn order_in_place(&mut self) {
         let n = self.nodes.len();
-        const NEW: u8 = 0;
-        const OPEN: u8 = 1;
-        const DONE: u8 = 2;
-        let mut state = vec![NEW; n];
+        // 0: not seen, 1: on the DFS stack, 2: done.
+        let mut state = vec![0u8; n];
         let mut dag: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut post = Vec::with_capacity(n);
         for start in 0..n {
-            if state.get(start) != Some(&NEW) {
+            if state.get(start) != Some(&0) {
                 continue;
             }
             let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
-            if let Some(s) = state.get_mut(start) {
-                *s = OPEN;
-            }
-            while let Some(&mut (u, ref mut next)) = stack.last_mut() {
+            set(&mut state, start, 1);
+            while let Some((u, next)) = stack.last_mut() {
+                let u = *u;
                 let edge = self
                     .nodes
                     .get(u)
                     .and_then(|node| node.in_place.get(*next))
                     .copied();
                 *next += 1;
-                match edge {
-                    Some(t) => match state.get(t).copied() {
-                        Some(NEW) => {
-                            if let Some(d) = dag.get_mut(u) {
-                                d.push(t);
-                            }
-                            if let Some(s) = state.get_mut(t) {
-                                *s = OPEN;
-                            }
-                            stack.push((t, 0));
-                        }
-                        Some(DONE) => {
-                            if let Some(d) = dag.get_mut(u) {
-                                d.push(t);
-                            }
-                        }
-                        // OPEN: a cycle; `jsonschema` does not re-enter it for the same value.
-                        _ => {}
-                    },
-                    None => {
-                        if let Some(s) = state.get_mut(u) {
-                            *s = DONE;
-                        }
-                        post.push(u);
-                        stack.pop();
+                let Some(t) = edge else {
+                    set(&mut state, u, 2);
+                    post.push(u);
+                    stack.pop();
+                    continue;
+                };
+                // An edge to a node on the stack closes a cycle: `jsonschema` does not re-enter
+                // a subschema for the same value, so it adds no work.
+                match state.get(t).copied() {
+                    Some(0) => {
+                        push(&mut dag, u, t);
+                        set(&mut state, t, 1);
+                        stack.push((t, 0));
                     }
+                    Some(2) => push(&mut dag, u, t),
+                    _ => {}
                 }
             }
         }
         // Reverse post-order is a topological order of the DAG.
         let mut topo = vec![0usize; n];
         for (position, &u) in post.iter().rev().enumerate() {
-            if let Some(t) = topo.get_mut(u) {
-                *t = position;
-            }
+            set(&mut topo, u, position);
         }
         self.topo = topo;
         self.dag = dag;
@@ -406,50 +429,59 @@ impl<'a> Graph<'a> {
         order.sort_unstable_by_key(|&u| std::cmp::Reverse(self.topo.get(u).copied().unwrap_or(0)));
         let mut closure = vec![(1u64, 1u64); n];
         for u in order {
-            let mut evals = 1u64;
-            let mut keywords = self.nodes.get(u).map_or(1, |node| node.keywords);
+            let mut total = (1u64, self.nodes.get(u).map_or(1, |node| node.keywords));
             for &t in self.dag.get(u).map(Vec::as_slice).unwrap_or(&[]) {
                 let (e, k) = closure.get(t).copied().unwrap_or((1, 1));
-                evals = evals.saturating_add(e);
-                keywords = keywords.saturating_add(k);
+                total = (total.0.saturating_add(e), total.1.saturating_add(k));
             }
-            if let Some(c) = closure.get_mut(u) {
-                *c = (evals, keywords);
-            }
+            set(&mut closure, u, total);
         }
         self.closure = closure;
     }
 
-    /// The subschemas evaluated at a value to which `applied` (node -> times) applies,
-    /// with their multiplicity: the in-place paths from `applied`, in topological order.
-    fn expand(&self, applied: &HashMap<usize, u64>) -> Vec<(usize, u64)> {
-        let mut weight: HashMap<usize, u64> = applied.clone();
-        let mut seen: Vec<usize> = applied.keys().copied().collect();
-        let mut stack = seen.clone();
+    /// The subschemas evaluated at a value to which `applied` (node, times) applies, with
+    /// their multiplicity: the in-place paths from `applied`, propagated in topological order.
+    fn expand(&self, applied: &[(usize, u64)], weight: &mut [u64]) -> Vec<(usize, u64)> {
+        let mut reached: Vec<usize> = Vec::new();
+        let mut stack: Vec<usize> = Vec::new();
+        for &(u, w) in applied {
+            if let Some(slot) = weight.get_mut(u) {
+                if *slot == 0 {
+                    reached.push(u);
+                    stack.push(u);
+                }
+                *slot = slot.saturating_add(w);
+            }
+        }
+        let mut seen = vec![false; weight.len()];
+        for &u in &reached {
+            set(&mut seen, u, true);
+        }
         while let Some(u) = stack.pop() {
             for &t in self.dag.get(u).map(Vec::as_slice).unwrap_or(&[]) {
-                if !weight.contains_key(&t) {
-                    weight.insert(t, 0);
-                    seen.push(t);
+                if seen.get(t) == Some(&false) {
+                    set(&mut seen, t, true);
+                    reached.push(t);
                     stack.push(t);
                 }
             }
         }
-        seen.sort_unstable_by_key(|&u| self.topo.get(u).copied().unwrap_or(0));
-        for &u in &seen {
-            let w = weight.get(&u).copied().unwrap_or(0);
-            if w == 0 {
-                continue;
-            }
+        reached.sort_unstable_by_key(|&u| self.topo.get(u).copied().unwrap_or(0));
+        for &u in &reached {
+            let w = weight.get(u).copied().unwrap_or(0);
             for &t in self.dag.get(u).map(Vec::as_slice).unwrap_or(&[]) {
-                if let Some(x) = weight.get_mut(&t) {
+                if let Some(x) = weight.get_mut(t) {
                     *x = x.saturating_add(w);
                 }
             }
         }
-        seen.into_iter()
-            .filter_map(|u| weight.get(&u).map(|&w| (u, w)))
-            .filter(|&(_, w)| w > 0)
+        // Read and reset the scratch weights for the next level.
+        reached
+            .into_iter()
+            .filter_map(|u| {
+                let w = std::mem::take(weight.get_mut(u)?);
+                (w > 0).then_some((u, w))
+            })
             .collect()
     }
 
@@ -457,11 +489,12 @@ impl<'a> Graph<'a> {
     fn applies(node: &Node<'_>, label: Label, member: Member) -> bool {
         match (label, member) {
             (Label::Key(k), Member::Key(m)) => k == m,
-            (Label::OtherKeys, Member::Key(m)) => node.own_keys.binary_search(&m).is_err(),
-            (Label::OtherKeys | Label::AnyKey, Member::OtherKey) => true,
+            (Label::OtherKeys, Member::Key(m)) => {
+                m == OTHER || node.own_keys.binary_search(&m).is_err()
+            }
             (Label::AnyKey, Member::Key(_)) => true,
             (Label::Index(i), Member::Index(j)) => i == j,
-            (Label::AnyItem, Member::Index(_) | Member::OtherItem) => true,
+            (Label::AnyItem, Member::Index(_)) => true,
             _ => false,
         }
     }
@@ -473,13 +506,14 @@ impl<'a> Graph<'a> {
             errors_per_value: 1,
             first_error_is_cheap: !self.any_of,
         };
-        let mut applied: HashMap<usize, u64> = HashMap::from([(0usize, 1u64)]);
-        let mut path: Vec<String> = Vec::new();
+        let mut scratch = vec![0u64; self.nodes.len()];
+        let mut applied: Vec<(usize, u64)> = vec![(0, 1)];
+        let mut path: Vec<Member> = Vec::new();
         for _depth in 0..=MAX_DEPTH {
             if applied.is_empty() {
                 break;
             }
-            let (evaluations, keywords) = applied.iter().fold((0u64, 0u64), |(e, k), (&t, &w)| {
+            let (evaluations, keywords) = applied.iter().fold((0u64, 0u64), |(e, k), &(t, w)| {
                 let (ce, ck) = self.closure.get(t).copied().unwrap_or((1, 1));
                 (
                     e.saturating_add(w.saturating_mul(ce)),
@@ -491,238 +525,236 @@ impl<'a> Graph<'a> {
             if evaluations > MAX_EVALUATIONS_PER_VALUE {
                 return Err(self.too_much(&applied, evaluations, &path));
             }
-            let evaluated = self.expand(&applied);
-            // Candidate members: each key or index some evaluated node names, and the others.
-            let mut members: Vec<Member> = vec![Member::OtherKey, Member::OtherItem];
-            for &(u, _) in &evaluated {
-                if let Some(node) = self.nodes.get(u) {
-                    for &(label, _) in &node.descend {
-                        match label {
-                            Label::Key(k) => members.push(Member::Key(k)),
-                            Label::Index(i) => members.push(Member::Index(i)),
-                            _ => {}
-                        }
+            let evaluated = self.expand(&applied, &mut scratch);
+            let Some(member) = self.worst_member(&evaluated) else {
+                break;
+            };
+            let mut next: Vec<(usize, u64)> = Vec::new();
+            for &(u, w) in &evaluated {
+                let Some(node) = self.nodes.get(u) else {
+                    continue;
+                };
+                for &(label, t) in &node.descend {
+                    if Self::applies(node, label, member) {
+                        next.push((t, w));
                     }
                 }
             }
-            members.sort_unstable_by_key(|m| match *m {
-                Member::Key(k) => (0, k),
-                Member::OtherKey => (1, 0),
-                Member::Index(i) => (2, i),
-                Member::OtherItem => (3, 0),
-            });
-            members.dedup();
-            let mut best: Option<(u64, Member, HashMap<usize, u64>)> = None;
-            for member in members {
-                let mut next: HashMap<usize, u64> = HashMap::new();
-                let mut total = 0u64;
-                for &(u, w) in &evaluated {
-                    let Some(node) = self.nodes.get(u) else {
-                        continue;
-                    };
-                    for &(label, t) in &node.descend {
-                        if Self::applies(node, label, member) {
-                            let slot = next.entry(t).or_insert(0);
-                            *slot = slot.saturating_add(w);
-                            let ce = self.closure.get(t).map_or(1, |c| c.0);
-                            total = total.saturating_add(w.saturating_mul(ce));
-                        }
-                    }
-                }
-                if best.as_ref().is_none_or(|(b, _, _)| total > *b) {
-                    best = Some((total, member, next));
-                }
-            }
-            match best {
-                Some((total, member, next)) if total > 0 => {
-                    path.push(match member {
-                        Member::Key(k) => escape(self.keys.get(k).copied().unwrap_or("")),
-                        Member::OtherKey => "(any key)".to_string(),
-                        Member::Index(i) => i.to_string(),
-                        Member::OtherItem => "(any item)".to_string(),
-                    });
-                    applied = next;
-                }
-                _ => break,
-            }
+            path.push(member);
+            applied = next;
         }
         Ok(work)
     }
 
-    fn too_much(
-        &self,
-        applied: &HashMap<usize, u64>,
-        evaluations: u64,
-        path: &[String],
-    ) -> SchemaError {
+    /// The member one level down that the most evaluations reach, if any is reached: each
+    /// key or index some evaluated node names, or any other. One pass over the edges (a
+    /// schema may name ten thousand keys at one level).
+    fn worst_member(&self, evaluated: &[(usize, u64)]) -> Option<Member> {
+        let mut by_key: Vec<u64> = vec![0; self.keys.len()];
+        let mut not_other: Vec<u64> = vec![0; self.keys.len()];
+        let mut by_index: Vec<u64> = Vec::new();
+        let (mut any_key, mut other_keys, mut any_item) = (0u64, 0u64, 0u64);
+        let add = |slot: &mut u64, c: u64| *slot = slot.saturating_add(c);
+        for &(u, w) in evaluated {
+            let Some(node) = self.nodes.get(u) else {
+                continue;
+            };
+            let mut node_other = 0u64;
+            for &(label, t) in &node.descend {
+                let c = w.saturating_mul(self.closure.get(t).map_or(1, |c| c.0));
+                match label {
+                    Label::Key(k) => by_key.get_mut(k).into_iter().for_each(|s| add(s, c)),
+                    Label::AnyKey => add(&mut any_key, c),
+                    Label::OtherKeys => add(&mut node_other, c),
+                    Label::Index(i) => {
+                        if by_index.len() <= i {
+                            by_index.resize(i + 1, 0);
+                        }
+                        by_index.get_mut(i).into_iter().for_each(|s| add(s, c));
+                    }
+                    Label::AnyItem => add(&mut any_item, c),
+                }
+            }
+            // additionalProperties applies to every key but the node's own.
+            add(&mut other_keys, node_other);
+            for &k in &node.own_keys {
+                not_other
+                    .get_mut(k)
+                    .into_iter()
+                    .for_each(|s| add(s, node_other));
+            }
+        }
+        let keys = (0..self.keys.len()).map(|k| {
+            let own = by_key.get(k).copied().unwrap_or(0);
+            let other = other_keys.saturating_sub(not_other.get(k).copied().unwrap_or(0));
+            (
+                own.saturating_add(any_key).saturating_add(other),
+                Member::Key(k),
+            )
+        });
+        let indices = by_index
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (c.saturating_add(any_item), Member::Index(i)));
+        let others = [
+            (any_key.saturating_add(other_keys), Member::Key(OTHER)),
+            (any_item, Member::Index(OTHER)),
+        ];
+        keys.chain(indices)
+            .chain(others)
+            .filter(|&(total, _)| total > 0)
+            .max_by_key(|&(total, member)| (total, std::cmp::Reverse(member)))
+            .map(|(_, member)| member)
+    }
+
+    /// The JSON Pointer of a node in the schema document.
+    fn pointer(&self, mut n: usize) -> String {
+        let mut steps = Vec::new();
+        while let Some(node) = self.nodes.get(n).filter(|_| n != 0) {
+            steps.push(node.step.as_str());
+            n = node.parent;
+        }
+        steps.iter().rev().map(|s| format!("/{s}")).collect()
+    }
+
+    fn too_much(&self, applied: &[(usize, u64)], evaluations: u64, path: &[Member]) -> SchemaError {
         // Name the subschema where the most evaluations start.
         let worst = applied
             .iter()
-            .max_by_key(|&(&t, &w)| {
-                (
-                    w.saturating_mul(self.closure.get(t).map_or(1, |c| c.0)),
-                    std::cmp::Reverse(t),
-                )
+            .max_by_key(|&&(t, w)| w.saturating_mul(self.closure.get(t).map_or(1, |c| c.0)))
+            .map_or(0, |&(t, _)| t);
+        let at: String = path
+            .iter()
+            .map(|m| match *m {
+                Member::Key(OTHER) => "/(any key)".to_string(),
+                Member::Index(OTHER) => "/(any item)".to_string(),
+                Member::Key(k) => format!("/{}", escape(self.keys.get(k).copied().unwrap_or(""))),
+                Member::Index(i) => format!("/{i}"),
             })
-            .map(|(&t, _)| t)
-            .unwrap_or(0);
-        let pointer = self
-            .nodes
-            .get(worst)
-            .map(|n| n.pointer.clone())
-            .unwrap_or_default();
-        let at = if path.is_empty() {
+            .collect();
+        let at = if at.is_empty() {
             "a value".to_string()
         } else {
-            format!("the value at /{}", path.join("/"))
-        };
-        let shown = if evaluations == u64::MAX {
-            "more than 18446744073709551615".to_string()
-        } else {
-            evaluations.to_string()
+            format!("the value at {at}")
         };
         SchemaError {
-            path: pointer,
+            path: self.pointer(worst),
             message: format!(
-                "validation work limit: this schema applies {shown} subschemas to {at} through \
-                 $ref/allOf/anyOf/oneOf (the limit is {MAX_EVALUATIONS_PER_VALUE}); a subschema \
-                 reached twice at every level doubles the work at each level"
+                "validation work limit: this schema applies {}{evaluations} subschemas to {at} \
+                 through $ref/allOf/anyOf/oneOf (the limit is {MAX_EVALUATIONS_PER_VALUE}); a \
+                 subschema reached twice at every level doubles the work at each level",
+                if evaluations == u64::MAX {
+                    "more than "
+                } else {
+                    ""
+                }
             ),
         }
     }
 }
 
-/// The base URI and resource a subschema lives in, and what it registers.
-fn scope_of<'a>(
-    v: &'a Value,
-    base: String,
-    resource: &'a Value,
-    scopes: &mut Scopes<'a>,
-) -> (String, &'a Value) {
-    let Value::Object(map) = v else {
-        return (base, resource);
-    };
-    let mut base = base;
-    let mut resource = resource;
-    let id = map
-        .get("$id")
-        .or_else(|| map.get("id"))
-        .and_then(Value::as_str);
-    if let Some(id) = id {
-        if let Some(anchor) = id.strip_prefix('#') {
-            // Draft 6/7 plain-name fragment: an anchor in the current resource.
-            scopes.anchors.insert((base.clone(), anchor.to_string()), v);
-        } else {
-            let joined = join(&base, id);
-            base = split_fragment(&joined).0.to_string();
-            resource = v;
-            scopes.resources.insert(base.clone(), v);
-        }
+fn set<T>(v: &mut [T], i: usize, x: T) {
+    if let Some(slot) = v.get_mut(i) {
+        *slot = x;
     }
-    if let Some(anchor) = map.get("$anchor").and_then(Value::as_str) {
-        scopes.anchors.insert((base.clone(), anchor.to_string()), v);
-    }
-    if let Some(anchor) = map.get("$dynamicAnchor").and_then(Value::as_str) {
-        scopes.anchors.insert((base.clone(), anchor.to_string()), v);
-        scopes
-            .dynamic_anchors
-            .entry(anchor.to_string())
-            .or_default()
-            .push(v);
-    }
-    if map.get("$recursiveAnchor") == Some(&Value::Bool(true)) {
-        scopes.recursive_roots.push(v);
-    }
-    (base, resource)
 }
 
-/// The subschemas a reference leads to: its static target, and for `$dynamicRef` /
-/// `$recursiveRef` every target the dynamic scope could pick.
-fn resolve<'a>(
-    keyword: &str,
-    reference: &str,
-    base: &str,
-    resource: &'a Value,
-    root: &'a Value,
-    scopes: &Scopes<'a>,
-) -> Vec<&'a Value> {
-    let mut out = Vec::new();
-    let (uri, fragment) = split_fragment(reference);
-    let target_resource = if uri.is_empty() {
-        Some((base.to_string(), resource))
-    } else {
-        let joined = join(base, uri);
-        let absolute = split_fragment(&joined).0.to_string();
-        scopes.resources.get(&absolute).map(|&r| (absolute, r))
-    };
-    if let Some((resource_uri, target)) = target_resource {
-        let found = if fragment.is_empty() {
-            Some(target)
-        } else if fragment.starts_with('/') {
-            target.pointer(&percent_decode(fragment))
-        } else {
-            scopes
-                .anchors
-                .get(&(resource_uri, fragment.to_string()))
-                .copied()
-        };
-        out.extend(found);
+fn push(v: &mut [Vec<usize>], i: usize, x: usize) {
+    if let Some(list) = v.get_mut(i) {
+        list.push(x);
     }
-    match keyword {
-        "$dynamicRef" => {
-            if let Some(all) = scopes.dynamic_anchors.get(fragment) {
-                out.extend(all.iter().copied());
-            }
+}
+
+/// Where a subschema sits below its keyword.
+#[derive(Debug, Clone, Copy)]
+enum Seg<'a> {
+    Here,
+    Key(&'a str),
+    Index(usize),
+}
+
+impl Seg<'_> {
+    /// The pointer step from the node that holds `keyword`.
+    fn step(self, keyword: &str) -> String {
+        match self {
+            Seg::Here => escape(keyword),
+            Seg::Key(k) => format!("{}/{}", escape(keyword), escape(k)),
+            Seg::Index(i) => format!("{}/{i}", escape(keyword)),
         }
-        "$recursiveRef" => {
-            out.push(root);
-            out.extend(scopes.recursive_roots.iter().copied());
-        }
-        _ => {}
     }
-    out
+}
+
+/// The subschemas of one keyword, each with where it sits below the keyword.
+fn keyword_subschemas<'a>(keyword: &str, sub: &'a Value) -> Vec<(&'a Value, Seg<'a>)> {
+    let is_schema = |v: &Value| v.is_object() || v.is_boolean();
+    match (keyword, sub) {
+        ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| is_schema(s))
+            .map(|(j, s)| (s, Seg::Index(j)))
+            .collect(),
+        (
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+            | "dependencies",
+            Value::Object(map),
+        ) => map
+            .iter()
+            .filter(|(_, s)| is_schema(s))
+            .map(|(k, s)| (s, Seg::Key(k.as_str())))
+            .collect(),
+        (
+            "not"
+            | "if"
+            | "then"
+            | "else"
+            | "additionalProperties"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "items"
+            | "additionalItems"
+            | "contains"
+            | "unevaluatedItems",
+            s,
+        ) if is_schema(s) => vec![(s, Seg::Here)],
+        _ => Vec::new(),
+    }
 }
 
 /// `(uri, fragment)` without the `#`.
 fn split_fragment(reference: &str) -> (&str, &str) {
-    match reference.split_once('#') {
-        Some((uri, fragment)) => (uri, fragment),
-        None => (reference, ""),
-    }
+    reference.split_once('#').unwrap_or((reference, ""))
 }
 
 /// RFC 3986 reference resolution, enough for the references schemas make.
 fn join(base: &str, reference: &str) -> String {
-    let has_scheme = reference.split_once(':').is_some_and(|(scheme, _)| {
-        !scheme.is_empty()
-            && scheme
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic())
-            && scheme
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-    });
-    if has_scheme {
+    let scheme = reference.split_once(':').map_or("", |(s, _)| s);
+    if !scheme.is_empty()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    {
         return reference.to_string();
     }
-    let (base, _) = split_fragment(base);
+    let base = split_fragment(base).0;
     let scheme_end = base.find(':').map_or(0, |i| i + 1);
+    let head = |end: usize| base.get(..end).unwrap_or("");
     if reference.starts_with("//") {
-        return format!("{}{reference}", base.get(..scheme_end).unwrap_or(""));
+        return format!("{}{reference}", head(scheme_end));
     }
-    let authority_end = if base.get(scheme_end..).is_some_and(|r| r.starts_with("//")) {
-        base.get(scheme_end + 2..)
+    let authority_end = match base.get(scheme_end..) {
+        Some(rest) if rest.starts_with("//") => rest
+            .get(2..)
             .and_then(|r| r.find('/'))
-            .map_or(base.len(), |i| scheme_end + 2 + i)
-    } else {
-        scheme_end
+            .map_or(base.len(), |i| scheme_end + 2 + i),
+        _ => scheme_end,
     };
     if reference.is_empty() {
         return base.to_string();
     }
     if reference.starts_with('/') {
-        return format!("{}{reference}", base.get(..authority_end).unwrap_or(""));
+        return format!("{}{reference}", head(authority_end));
     }
     let dir_end = base
         .rfind('/')
@@ -741,35 +773,22 @@ fn join(base: &str, reference: &str) -> String {
             s => segments.push(s),
         }
     }
-    format!(
-        "{}{}",
-        base.get(..authority_end).unwrap_or(""),
-        segments.join("/")
-    )
+    format!("{}{}", head(authority_end), segments.join("/"))
 }
 
 fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = bytes
-            .get(i + 1..i + 3)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match (bytes.get(i), hex) {
-            (Some(b'%'), Some(b)) => {
-                out.push(b);
-                i += 3;
+    let mut out = Vec::with_capacity(s.len());
+    let mut bytes = s.bytes();
+    while let Some(b) = bytes.next() {
+        let hex = (b == b'%')
+            .then(|| bytes.clone().take(2).collect::<Vec<u8>>())
+            .and_then(|h| u8::from_str_radix(std::str::from_utf8(&h).ok()?, 16).ok());
+        match hex {
+            Some(decoded) => {
+                out.push(decoded);
+                bytes.nth(1);
             }
-            (Some(&b), _) => {
-                out.push(b);
-                i += 1;
-            }
-            (None, _) => break,
+            None => out.push(b),
         }
     }
     String::from_utf8_lossy(&out).into_owned()
@@ -777,67 +796,6 @@ fn percent_decode(s: &str) -> String {
 
 fn escape(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
-}
-
-fn is_schema(v: &Value) -> bool {
-    v.is_object() || v.is_boolean()
-}
-
-fn items(v: &Value) -> impl Iterator<Item = (usize, &Value)> {
-    v.as_array()
-        .map(|a| a.as_slice())
-        .unwrap_or(&[])
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| is_schema(s))
-}
-
-fn members(v: &Value) -> impl Iterator<Item = (&String, &Value)> {
-    v.as_object().into_iter().flat_map(|m| m.iter())
-}
-
-/// Every subschema directly inside `v` (applicators and `$defs`/`definitions`), with pointers.
-fn subschemas<'a>(v: &'a Value, pointer: &str) -> Vec<(&'a Value, String)> {
-    let mut out = Vec::new();
-    let Value::Object(map) = v else {
-        return out;
-    };
-    for (keyword, sub) in map {
-        let at = format!("{pointer}/{}", escape(keyword));
-        match keyword.as_str() {
-            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
-                out.extend(items(sub).map(|(j, s)| (s, format!("{at}/{j}"))));
-            }
-            "items" if sub.is_array() => {
-                out.extend(items(sub).map(|(j, s)| (s, format!("{at}/{j}"))));
-            }
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
-            | "dependencies" => {
-                out.extend(
-                    members(sub)
-                        .filter(|(_, s)| is_schema(s))
-                        .map(|(k, s)| (s, format!("{at}/{}", escape(k)))),
-                );
-            }
-            "not"
-            | "if"
-            | "then"
-            | "else"
-            | "additionalProperties"
-            | "propertyNames"
-            | "unevaluatedProperties"
-            | "items"
-            | "additionalItems"
-            | "contains"
-            | "unevaluatedItems" => {
-                if is_schema(sub) {
-                    out.push((sub, at));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
 }
 
 #[cfg(test)]
