@@ -579,12 +579,10 @@ impl RepairLoop {
             }
         }
         if self.schema.is_none() {
-            let schema_kinds = |r: &FailureReport| {
-                r.has(FailureKind::Schema) || r.has(FailureKind::JsonSyntax)
-            };
+            let schema_kinds =
+                |r: &FailureReport| r.has(FailureKind::Schema) || r.has(FailureKind::JsonSyntax);
             let parsed_json = s.last_report.as_ref().is_some_and(schema_kinds)
-                || s
-                    .attempts
+                || s.attempts
                     .iter()
                     .any(|a| matches!(a.cause, Some(Cause::Schema | Cause::JsonSyntax)))
                 || matches!(&s.final_instruction, Some(Instruction::Done { value, .. }) if !value.is_string())

@@ -404,3 +404,182 @@ fn a_refused_reply_in_reask_mode_is_still_not_resent() {
         }
     ));
 }
+
+// ---------- the property: any schema and reply, bounded everything ----------
+
+mod property {
+    use super::{
+        assert_bounded, common, config, json, parse, prompt, FailureKind, Instruction, Mode,
+        OutcomeExt, ParseOptions, Parsed, SchemaCache, StopReason, Value, ARRAYS_OF_STRINGS,
+    };
+    use proptest::prelude::*;
+    use selfheal::prompt::{build_fix_prompt, build_reask_prompt, Correction, DATA_TAGS};
+    use selfheal::structured::schema::MAX_VALIDATION_WORK;
+    use selfheal::structured::work::MAX_EVALUATIONS_PER_VALUE;
+    use selfheal::Locale;
+
+    /// Schemas of the kinds issue 10 found: long-key maps of arrays, `$ref` chains that double
+    /// (allOf/anyOf/oneOf) at any depth, growth along nested members, recursive trees, strict
+    /// objects; and small random ones.
+    fn schema() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(json!({"type": "string"})),
+            Just(json!({"type": "integer"})),
+            Just(json!({"type": "array", "items": {"type": "string"}})),
+            Just(json!(true)),
+            Just(json!({"enum": [1, "a", null]})),
+        ];
+        let random = leaf.prop_recursive(4, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::btree_map("[a-z<>/~\n]{1,6}", inner.clone(), 1..4).prop_map(|props| {
+                    json!({"type": "object", "properties": props, "additionalProperties": false})
+                }),
+                inner.clone().prop_map(|i| json!({"type": "array", "items": i})),
+                prop::collection::vec(inner.clone(), 1..3).prop_map(|all| json!({"allOf": all})),
+                prop::collection::vec(inner, 1..3).prop_map(|any| json!({"anyOf": any})),
+            ]
+        });
+        let chain = (
+            1usize..40,
+            prop::sample::select(vec!["allOf", "anyOf", "oneOf"]),
+            1usize..4,
+            any::<bool>(),
+        )
+            .prop_map(|(levels, applicator, fan, nested)| {
+                let mut defs = serde_json::Map::new();
+                for i in 0..levels {
+                    let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+                    let next = if nested {
+                        json!({"properties": {"x": next}})
+                    } else {
+                        next
+                    };
+                    defs.insert(format!("d{i}"), json!({applicator: vec![next; fan]}));
+                }
+                defs.insert(format!("d{levels}"), json!({"type": "string"}));
+                json!({"$defs": defs, "$ref": "#/$defs/d0"})
+            });
+        prop_oneof![
+            Just(serde_json::from_str::<Value>(ARRAYS_OF_STRINGS).unwrap()),
+            Just(json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false})),
+            Just(
+                json!({"$defs": {"n": {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/n"}}}}}, "$ref": "#/$defs/n"})
+            ),
+            chain,
+            random,
+        ]
+    }
+
+    /// Replies with long keys, wide arrays, deep nesting, line breaks and tags, or cut short.
+    fn reply() -> impl Strategy<Value = String> {
+        let text = "[a-z<>/\n #\"]{0,12}";
+        prop_oneof![
+            (1usize..20_000, 1usize..5_000).prop_map(|(key, width)| {
+                serde_json::to_string(&json!({ "k".repeat(key): vec![0; width] })).unwrap()
+            }),
+            (0usize..20_000).prop_map(|width| serde_json::to_string(&vec!["x"; width]).unwrap()),
+            (1usize..120).prop_map(|depth| format!(
+                "{}1{}",
+                "{\"x\":".repeat(depth),
+                "}".repeat(depth)
+            )),
+            prop::collection::btree_map(text, text, 0..20)
+                .prop_map(|m| serde_json::to_string(&m).unwrap()),
+            (text, 0usize..200).prop_map(|(s, n)| s.repeat(n)),
+            (1usize..5_000).prop_map(|width| format!("[{}", "{\"a\": [1, ".repeat(width))),
+        ]
+    }
+
+    fn one_line(s: &str) -> bool {
+        !s.chars()
+            .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    }
+
+    /// The lines between a block's real tags, which must each be one issue or the reason.
+    fn block<'a>(user: &'a str, name: &str) -> Vec<&'a str> {
+        let (open, close) = (format!("\n<{name}>\n"), format!("\n</{name}>\n"));
+        let Some(start) = user.rfind(&open) else {
+            return Vec::new();
+        };
+        let body = &user[start + open.len()..];
+        body[..body.find(&close).map_or(body.len(), |e| e + 1)]
+            .lines()
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        #[test]
+        fn no_schema_or_reply_makes_unbounded_work_reports_or_prompts(
+            schema in schema(),
+            raw in reply(),
+            stop in prop::option::of(prop::sample::select(vec!["max_tokens", "end_turn", "content_filter", "weird"])),
+            mode in prop::sample::select(vec![Mode::Fix, Mode::Reask]),
+        ) {
+            let text = schema.to_string();
+            let compiled = match SchemaCache::default().get_or_compile(&text) {
+                Ok(c) => c,
+                Err(e) => {
+                    // Refused when compiled, with a reason, never a panic.
+                    prop_assert!(!e.message.is_empty());
+                    return Ok(());
+                }
+            };
+            // Bounded work: per value when compiled, per reply when validated.
+            prop_assert!(compiled.evaluations_per_value() as u64 <= MAX_EVALUATIONS_PER_VALUE);
+            let options = ParseOptions { stop_reason: stop.map(str::to_string), ..ParseOptions::new() };
+            if let Parsed::Err { report, .. } = parse(&raw, Some(&compiled), &options) {
+                assert_bounded(&report);
+                if let Some(v) = serde_json::from_str::<Value>(&raw).ok().filter(|_| report.has(FailureKind::Schema)) {
+                    let values = count(&v);
+                    let refused = report.issues.iter().any(|i| i.message.starts_with("not validated:"));
+                    prop_assert!(refused || values.saturating_mul(compiled.evaluations_per_value()) <= MAX_VALIDATION_WORK
+                        || compiled.evaluations_per_value() <= 2);
+                }
+                // Bounded prompts: the fix prompt is the schema plus at most 101 short lines and
+                // the quote; the reask correction at most 101 short lines. Issues are data.
+                let fix = build_fix_prompt(&report, compiled.value(), &raw, 2000, Locale::En);
+                let schema_chars = serde_json::to_string_pretty(compiled.value()).unwrap().chars().count();
+                prop_assert!(fix.chars() <= schema_chars + 2000 + 101 * 520 + 2000, "{}", fix.chars());
+                let reask = build_reask_prompt(&prompt(), Correction::Report(&report), Locale::En);
+                prop_assert!(reask.chars() <= prompt().chars() + 101 * 520 + 1000);
+                for user in [&fix.user, &reask.user] {
+                    let lines = block(user, "validation_issues");
+                    prop_assert!(!lines.is_empty() && lines.len() <= 101);
+                    for line in lines {
+                        prop_assert!(line.starts_with("- ") && one_line(line));
+                        for tag in DATA_TAGS {
+                            prop_assert!(!line.to_ascii_lowercase().contains(&format!("<{tag}")), "{}", line);
+                        }
+                    }
+                }
+            }
+            // The loop: whatever it returns holds a bounded prompt.
+            let mut c = config();
+            c.mode = mode;
+            c.budget = selfheal::Budget::default_for(mode);
+            let mut l = selfheal::RepairLoop::new(c, Some(compiled)).unwrap();
+            let outcome = match stop { Some(s) => common::reply(&raw).stop(s), None => common::reply(&raw) };
+            match l.next(outcome, 0.0, None) {
+                Instruction::SendRepairPrompt { prompt: p, .. } => {
+                    let limit = if mode == Mode::Fix { 6000 } else { prompt().chars() + 101 * 520 + 1000 };
+                    prop_assert!(p.chars() <= limit);
+                }
+                Instruction::Degrade { reason, report, detail, .. } => {
+                    prop_assert!(one_line(&detail) || reason == StopReason::Aborted);
+                    if let Some(r) = report { assert_bounded(&r); }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn count(v: &Value) -> usize {
+        match v {
+            Value::Array(items) => 1 + items.iter().map(count).sum::<usize>(),
+            Value::Object(m) => 1 + m.values().map(count).sum::<usize>(),
+            _ => 1,
+        }
+    }
+}

@@ -82,7 +82,10 @@ fn a_forged_done_is_refused() {
         let mut s = snapshot_of(&done_loop());
         s["state"]["finalInstruction"][path] = forged;
         let message = refused(s, "state.state.finalInstruction");
-        assert!(message.contains("done") || message.contains("match"), "{message}");
+        assert!(
+            message.contains("done") || message.contains("match"),
+            "{message}"
+        );
     }
 }
 

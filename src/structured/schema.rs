@@ -96,6 +96,12 @@ impl CompiledSchema {
         &self.canonical
     }
 
+    /// The most subschemas the schema applies to one value (see [`super::work`]), at most
+    /// [`super::work::MAX_EVALUATIONS_PER_VALUE`]: a larger schema does not compile.
+    pub fn evaluations_per_value(&self) -> usize {
+        self.evaluations_per_value
+    }
+
     /// Every violation, each with its JSON Pointer path; `None` when valid.
     ///
     /// The report is bounded (SPEC section 4, v0.2): at most [`MAX_ISSUES`] issues, then one
