@@ -583,3 +583,27 @@ mod property {
         }
     }
 }
+
+/// Found by the `bounds` fuzz target: a syntax or cut-off issue merged before a capped schema
+/// report made 102 issues.
+#[test]
+fn a_merged_report_is_capped_too() {
+    let schema = compile(ARRAYS_OF_STRINGS);
+    let broken = format!("```json\n{{\"a\": [{}0,]}}\n```", "0,".repeat(300));
+    let repaired = report_of(parse(&broken, Some(&schema), &ParseOptions::new()));
+    assert_eq!(
+        repaired.kinds,
+        vec![FailureKind::JsonSyntax, FailureKind::Schema]
+    );
+    assert_eq!(repaired.issues.len(), 101);
+    assert_eq!(repaired.issues[0].kind, FailureKind::JsonSyntax);
+    assert_eq!(repaired.issues[100].message, "202 more issues not listed");
+    let cut = serde_json::to_string(&json!({ "a": vec![0; 300] })).unwrap();
+    let options = ParseOptions {
+        stop_reason: Some("max_tokens".into()),
+        ..ParseOptions::new()
+    };
+    let truncated = report_of(parse(&cut, Some(&schema), &options));
+    assert_eq!(truncated.issues.len(), 101);
+    assert_eq!(truncated.issues[100].message, "201 more issues not listed");
+}

@@ -88,6 +88,7 @@ impl FailureReport {
             }
         }
         self.issues.extend(other.issues);
+        schema::cap_issues(&mut self.issues);
         self
     }
 }

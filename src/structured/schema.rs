@@ -214,6 +214,37 @@ fn capped_issues<'i>(
     issues
 }
 
+/// Hold a report to [`MAX_ISSUES`] issues and one counting the rest, also after two reports
+/// were merged (a syntax or cut-off issue before a capped schema report).
+pub(crate) fn cap_issues(issues: &mut Vec<FailureIssue>) {
+    let mut more = match issues.last().and_then(more_count) {
+        Some(n) if issues.len() > MAX_ISSUES => {
+            issues.pop();
+            n
+        }
+        _ => 0,
+    };
+    if issues.len() > MAX_ISSUES {
+        more = more.saturating_add(issues.len() - MAX_ISSUES);
+        issues.truncate(MAX_ISSUES);
+    }
+    if more > 0 {
+        issues.push(more_issues(more));
+    }
+}
+
+/// The count of a [`more_issues`] issue.
+fn more_count(issue: &FailureIssue) -> Option<usize> {
+    if !issue.path.is_empty() {
+        return None;
+    }
+    let m = &issue.message;
+    m.strip_suffix(" more issues not listed")
+        .or_else(|| m.strip_suffix(" more issue not listed"))?
+        .parse()
+        .ok()
+}
+
 /// The last issue of a capped report.
 pub fn more_issues(more: usize) -> FailureIssue {
     FailureIssue {
