@@ -38,6 +38,7 @@ fn cause_fits(class: ErrorClass, cause: Cause) -> bool {
                 | ContextOverflow
                 | Unsupported
                 | Aborted
+                | ContentFilter
                 | Unknown
         ),
     }
