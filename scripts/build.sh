@@ -44,22 +44,11 @@ find "$stage/snippets" -name '*.js' -print0 2>/dev/null | while IFS= read -r -d 
 done
 
 # The trap seat belt (js/trap_guard.js): both glues call the exports through __selfhealGuard, so a
-# trap makes every later call throw one clear Error instead of `unreachable` forever. The build
-# fails if wasm-bindgen ever writes these lines differently.
-guard() {
-  node -e '
-    const fs = require("fs");
-    const [file, from, to, guardFile] = process.argv.slice(1);
-    const src = fs.readFileSync(file, "utf8");
-    if (src.split(from).length !== 2) {
-      console.error(`build: ${file}: expected exactly one ${JSON.stringify(from)} to guard`);
-      process.exit(1);
-    }
-    fs.writeFileSync(file, src.replace(from, to) + "\n" + fs.readFileSync(guardFile, "utf8"));
-  ' "$1" "$2" "$3" js/trap_guard.js
-}
-guard "$stage/selfheal.js" "let wasm = wasmInstance.exports;" "let wasm = __selfhealGuard(wasmInstance.exports);"
-guard "$stage/web/selfheal.js" "    wasm = instance.exports;" "    wasm = __selfhealGuard(instance.exports);"
+# trap makes every later call throw one clear Error instead of `unreachable` forever. The one
+# change made to wasm-bindgen's output (scripts/guard_glue.mjs); the build fails if wasm-bindgen
+# ever writes the line it changes differently.
+node scripts/guard_glue.mjs "$stage/selfheal.js" nodejs
+node scripts/guard_glue.mjs "$stage/web/selfheal.js" web
 
 # The features Rust's wasm32-unknown-unknown target emits by default.
 optimize() {

@@ -7,12 +7,16 @@
 //   such a loop throws a clear Error (a loop with its own seed still works there), and loops
 //   built in a handler draw from crypto: different delays per loop and per run;
 // * heal's deadline (defect 7): a call in flight is cut at the deadline, in workerd's timers;
-// * the trap seat belt (item 2): after a trap, one clear Error from every call.
+// * the trap seat belt (item 2): after a trap, one clear Error from every call;
+// * the adapters (item 6) with the real SDKs bundled into a Worker, against the mock LLM on
+//   127.0.0.1: a stream cut without its final event is "incomplete" and reasked, an HTTP-200
+//   error body is the 502 it says.
 import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PKG, WORKER_BUNDLE, bundle, scratch, taggedJson, workerdTest } from "../packaging/harness.mjs";
+import { PKG, ROOT, WORKER_BUNDLE, bundle, scratch, taggedJson, workerdTest } from "../packaging/harness.mjs";
+import { startMockLlm } from "../mock-llm/server.mjs";
 
 const WORKER = `
 import { RepairLoop, classify } from "selfheal";
@@ -110,4 +114,89 @@ test("workerd: seeds, heal's deadline and the trap seat belt", async () => {
   assert.equal(first.trap.name, "Error");
   assert.match(first.trap.error, /^selfheal: the WebAssembly instance trapped/);
   assert.deepEqual(first.afterTrap, first.trap);
+});
+
+// ---------- the adapters, with the real SDKs, in workerd ----------
+
+const ADAPTERS = `
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { RepairLoop } from "selfheal";
+import { createHeal, anthropicCaller, openaiCaller } from "selfheal-heal";
+
+const prompt = { system: "Reply with JSON.", user: "List the items." };
+const schema = { type: "object", properties: { items: { type: "array" } } };
+
+export default {
+  async test(ctrl, env) {
+    const heal = createHeal(RepairLoop);
+    const anthropic = new Anthropic({ baseURL: env.MOCK_URL, apiKey: "test", maxRetries: 0 });
+    const openai = new OpenAI({ baseURL: env.MOCK_URL + "/v1", apiKey: "test", maxRetries: 0 });
+    const run = async (call) => {
+      const steps = [];
+      const r = await heal(call, { prompt, schema, seed: 1, backoff: { baseMs: 5, jitterMs: 1 },
+        onStep: (o, s) => steps.push([o.stopReason ?? o.error?.status ?? null, s.type]) });
+      return { type: r.type, source: r.source ?? null, value: r.value ?? null, steps };
+    };
+    const result = {
+      anthropicStream: await run(anthropicCaller(anthropic, { model: "m", stream: true })),
+      openaiStream: await run(openaiCaller(openai, { model: "m", stream: true })),
+      openai200: await run(openaiCaller(openai, { model: "m" })),
+    };
+    console.log("RESULT " + JSON.stringify(result));
+  },
+};
+`;
+
+const ADAPTERS_CONFIG = `
+using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = ( services = [
+  (name = "adapters", worker = .worker),
+  (name = "loopback", network = (allow = ["127.0.0.1/32"])),
+] );
+const worker :Workerd.Worker = (
+  modules = [
+    (name = "worker.js", esModule = embed "worker.js"),
+    (name = "selfheal_bg.wasm", wasm = embed "selfheal_bg.wasm"),
+  ],
+  compatibilityDate = "2025-09-01",
+  bindings = [ (name = "MOCK_URL", fromEnvironment = "MOCK_URL") ],
+  globalOutbound = "loopback",
+);
+`;
+
+test("workerd: the SDK adapters report a cut stream as incomplete and an HTTP-200 error body as its status", async () => {
+  const dir = scratch("workerd-adapters");
+  writeFileSync(join(dir, "entry.mjs"), ADAPTERS);
+  await bundle({
+    absWorkingDir: dir,
+    entryPoints: ["entry.mjs"],
+    outfile: join(dir, "worker.js"),
+    nodePaths: [join(ROOT, "node_modules")],
+    alias: { selfheal: join(PKG, "workerd.js"), "selfheal-heal": join(PKG, "heal.mjs") },
+    ...WORKER_BUNDLE,
+  });
+  writeFileSync(join(dir, "config.capnp"), ADAPTERS_CONFIG);
+  const items = { items: [1, 2, 3, 4, 5, 6] };
+  const cut = '{"items": [1, 2, 3';
+  const mock = await startMockLlm({
+    script: {
+      anthropic: [{ kind: "stream-cut", text: cut }, { kind: "valid", value: items }],
+      openai: [{ kind: "stream-cut", text: cut }, { kind: "valid", value: items }, { kind: "error-200", code: 502 }, { kind: "valid", value: items }],
+    },
+    idleTimeoutMs: 60_000,
+  });
+  try {
+    const { code, output } = await workerdTest(join(dir, "config.capnp"), { env: { MOCK_URL: mock.url } });
+    assert.equal(code, 0, output);
+    const r = taggedJson(output, "RESULT");
+    for (const name of ["anthropicStream", "openaiStream"]) {
+      assert.deepEqual(r[name].steps[0], ["incomplete", "send-repair-prompt"], name);
+      assert.deepEqual([r[name].type, r[name].source, r[name].value], ["done", "repaired", items], name);
+    }
+    assert.deepEqual(r.openai200.steps, [[502, "wait-for-backoff"], ["stop", "done"]]);
+    assert.deepEqual(r.openai200.value, items);
+  } finally {
+    await mock.close();
+  }
 });
