@@ -370,10 +370,12 @@ fn finish_is_parse_of_the_whole_text() {
             ParseOptions {
                 local_repair: false,
                 stop_reason: None,
+                ..ParseOptions::new()
             },
             ParseOptions {
                 local_repair: true,
                 stop_reason: Some("max_tokens".into()),
+                ..ParseOptions::new()
             },
         ] {
             assert_eq!(
@@ -450,7 +452,8 @@ fn without_local_repair_the_first_non_json_byte_is_a_syntax_violation() {
             None,
             &ParseOptions {
                 local_repair: false,
-                stop_reason: None
+                stop_reason: None,
+                ..ParseOptions::new()
             }
         )
         .is_ok());
@@ -1206,6 +1209,7 @@ mod properties {
             ParseOptions {
                 local_repair: false,
                 stop_reason: None,
+                ..ParseOptions::new()
             },
         ] {
             prop_assert_eq!(
