@@ -13,6 +13,7 @@
 //! * [`DegradationLadder`]: partial → minimal → unavailable.
 //! * [`estimate_tokens`], [`plan_compaction`], [`apply_summary`]: context compaction.
 //! * [`Metrics`]: healing events, summary, alerts, JSONL.
+//! * [`RetryBudget`]: resends as a fraction of first calls, shared by many loops.
 
 #![warn(missing_docs)]
 
@@ -22,6 +23,7 @@ pub mod compaction;
 pub mod fallback;
 pub mod ladder;
 pub mod metrics;
+pub mod retry_budget;
 pub mod supervisor;
 
 pub use breaker::{BreakerOptions, BreakerState, CircuitBreaker};
@@ -33,26 +35,10 @@ pub use compaction::{
 pub use fallback::{ChainFailure, ChainResult, ChainStep, FallbackChain, FallbackOptions};
 pub use ladder::{DegradationLadder, LadderOptions, LadderResult, LadderStep, Level};
 pub use metrics::{Alert, AlertLevel, HealingEvent, Metrics, MetricsSummary};
+pub use retry_budget::{RetryBudget, RetryBudgetOptions};
 pub use supervisor::{InterventionStrategy, Step, Supervisor, SupervisorOptions, Verdict};
 
-/// Replace `<name>` / `</name>` (any case) with `&lt;` forms.
+/// Neutralise `<name>` / `</name>` in quoted text (see [`crate::text::neutralise_tags`]).
 fn neutralise(s: &str, name: &str) -> String {
-    let lower = s.to_ascii_lowercase();
-    if !lower.contains(name) {
-        return s.to_string();
-    }
-    let open = format!("<{name}>");
-    let close = format!("</{name}>");
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut i = 0usize;
-    while let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) {
-        let rest_lower = lower.get(i..).unwrap_or("");
-        if c == '<' && (rest_lower.starts_with(&open) || rest_lower.starts_with(&close)) {
-            out.push_str("&lt;");
-        } else {
-            out.push(c);
-        }
-        i += c.len_utf8();
-    }
-    out
+    crate::text::neutralise_tags(s, &[name])
 }
