@@ -233,7 +233,7 @@ struct BudgetOptions {
     cost_ceiling_usd: Option<Option<f64>>,
     #[serde(default, deserialize_with = "nullable")]
     deadline_ms: Option<Option<f64>>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, alias = "\u{0}null", deserialize_with = "nullable")]
     max_prompt_chars: Option<Option<u32>>,
 }
 
@@ -678,10 +678,17 @@ struct Shapes {
     pair: Option<(String, u32)>,
     list: Option<Vec<u32>>,
     rules: Option<BTreeMap<String, u32>>,
-    #[serde(default, deserialize_with = "nullable")]
+    #[serde(default, alias = "\u{0}null", deserialize_with = "nullable")]
     nullable: Option<Option<u32>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, alias = "\u{0}null 2", deserialize_with = "present")]
     default_value: Option<Value>,
+    /// `null` is absent here: the default.
+    #[serde(default = "seven")]
+    seven: u32,
+}
+
+fn seven() -> u32 {
+    7
 }
 
 /// Only an absent field is `None`: `null` is a value (FallbackChain's `defaultValue`).
@@ -694,7 +701,7 @@ fn every_shape_from_js() {
     let o = js_sys::eval(
         r#"({ text: "héllo \uD800", count: 4294967295, big: 9007199254740991, signed: -2147483648,
               ratio: -0.25, flag: false, pair: ["a", 1], list: [], rules: { b: 2, a: 1 },
-              nullable: null, defaultValue: null, ignored: Symbol("x") })"#,
+              nullable: null, defaultValue: null, seven: null, ignored: Symbol("x") })"#,
     )
     .unwrap();
     let got: Shapes = from_js(&o, "o").unwrap();
@@ -712,6 +719,7 @@ fn every_shape_from_js() {
             rules: Some(BTreeMap::from([("a".into(), 1), ("b".into(), 2)])),
             nullable: Some(None),
             default_value: Some(Value::Null),
+            seven: 7,
         }
     );
     let empty: Shapes = from_js(&js(json!({})), "o").unwrap();

@@ -8,9 +8,15 @@
 //!   `Array.isArray` + `length`, both imported with `catch`. A getter, trap or revoked `Proxy`
 //!   that throws is an error naming the field (`options.backoff.maxMs could not be read: …`).
 //! * **Crossings do not grow.** A struct reads exactly its declared fields, one `Reflect.get`
-//!   each; an absent (`undefined`) field is left to its `#[serde(default)]`. Unknown fields are
-//!   never read, so they are ignored as before (SPEC: unknown option fields are ignored);
-//!   [`Keys::All`] reads every own key instead, for the types that `deny_unknown_fields`.
+//!   each. Unknown fields are never read, so they are ignored as before (SPEC: unknown option
+//!   fields are ignored); [`Keys::All`] reads every own key instead, for the types that
+//!   `deny_unknown_fields`.
+//! * **`null` is absent, as options have always read it**: a struct field that is `undefined`
+//!   or `null` is left to its `#[serde(default)]`, so `{ maxSteps: null }` is the default
+//!   30. A field whose `null` means something else (`maxPromptChars: null` is "no limit",
+//!   `defaultValue: null` is a default) says so with `#[serde(alias = "\u{0}null")]`
+//!   ([`NULL_IS_A_VALUE`]) and then gets the `null`. Inside arrays, maps and untyped data
+//!   `null` is a value, as in JSON.
 //! * **Bounded before any work.** One limit family ([`Limits`]): array lengths and object key
 //!   counts are checked before the first item is read (a sparse array of length 2^32−1 fails at
 //!   once), nesting is counted (a 100,000-deep or cyclic object stops at [`MAX_DEPTH`]), and
@@ -65,6 +71,14 @@ pub const MAX_DEPTH: u32 = 128;
 pub const MAX_VALUES: u32 = 4_000_000;
 /// `Number.MAX_SAFE_INTEGER`: whole numbers above it are not exact in JS.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+/// The alias that marks a struct field whose `null` is a value rather than "absent":
+/// `#[serde(alias = "\u{0}null")]` (any alias that starts with it: two fields of one struct
+/// cannot share an alias, so a second one writes `"\u{0}null 2"`). serde lists a field's
+/// aliases, sorted, before its name in the field list a deserializer is given, and `\0` sorts
+/// first, so the marker comes right before the field it marks. Only this deserializer reads
+/// it; to serde_json it is one more name no input uses.
+pub const NULL_IS_A_VALUE: &str = "\u{0}null";
 
 /// The newtype name that asks for a value as JSON text: `JSON.stringify` (catching) and
 /// serde_json, so `toJSON`, boxed primitives and number text behave exactly as in JSON.
@@ -148,7 +162,7 @@ pub(crate) fn read_js<T: DeserializeOwned>(
     T::deserialize(JsDe {
         value: value.clone(),
         depth: 0,
-        defined: false,
+        nullish: None,
         ctx: &ctx,
     })
     .map_err(|e| e.into_bad(root))
@@ -294,13 +308,14 @@ struct Ctx {
 struct JsDe<'c> {
     value: JsValue,
     depth: u32,
-    /// Known not to be `undefined` (a struct field that was present): one check fewer.
-    defined: bool,
+    /// Whether it is `null`/`undefined`, when already known (a struct field that was
+    /// present): one call into JS fewer.
+    nullish: Option<bool>,
     ctx: &'c Ctx,
 }
 
 impl<'c> JsDe<'c> {
-    fn child(&self, value: JsValue, defined: bool) -> Result<JsDe<'c>, Error> {
+    fn child(&self, value: JsValue, nullish: Option<bool>) -> Result<JsDe<'c>, Error> {
         let n = self.ctx.values.get().saturating_add(1);
         if n > self.ctx.limits.values {
             return Err(Error::range(format!(
@@ -312,7 +327,7 @@ impl<'c> JsDe<'c> {
         Ok(JsDe {
             value,
             depth: self.depth + 1,
-            defined,
+            nullish,
             ctx: self.ctx,
         })
     }
@@ -552,11 +567,9 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let none = if self.defined {
-            self.value.is_null()
-        } else {
-            self.value.is_null_or_undefined()
-        };
+        let none = self
+            .nullish
+            .unwrap_or_else(|| self.value.is_null_or_undefined());
         if none {
             visitor.visit_none()
         } else {
@@ -660,10 +673,11 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
 
 // ---------------------------------------------------------------- structs, maps, arrays
 
-/// A struct's declared fields, read one by one; `undefined` ones are left out (absent).
+/// A struct's declared fields, read one by one; `undefined` and `null` ones are left out
+/// (absent) unless marked [`NULL_IS_A_VALUE`].
 struct StructAccess<'c> {
     fields: std::slice::Iter<'static, &'static str>,
-    current: Option<(&'static str, JsValue)>,
+    current: Option<(&'static str, JsValue, Option<bool>)>,
     de: JsDe<'c>,
 }
 
@@ -674,12 +688,22 @@ impl<'de> MapAccess<'de> for StructAccess<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
+        let mut keeps_null = false;
         for &key in self.fields.by_ref() {
-            let value = read_field(&self.de.value, key)?;
-            if value.is_undefined() {
+            if key.starts_with(NULL_IS_A_VALUE) {
+                keeps_null = true;
                 continue;
             }
-            self.current = Some((key, value));
+            let value = read_field(&self.de.value, key)?;
+            let known = match (
+                value.is_null_or_undefined(),
+                std::mem::take(&mut keeps_null),
+            ) {
+                (false, _) => Some(false),
+                (true, true) if !value.is_undefined() => Some(true),
+                (true, _) => continue,
+            };
+            self.current = Some((key, value, known));
             return seed
                 .deserialize(BorrowedStrDeserializer::new(key))
                 .map(Some);
@@ -688,11 +712,11 @@ impl<'de> MapAccess<'de> for StructAccess<'_> {
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
-        let Some((key, value)) = self.current.take() else {
+        let Some((key, value, nullish)) = self.current.take() else {
             return Err(Error::type_("a value was read before its key"));
         };
         let at = || Seg::Key(Cow::Borrowed(key));
-        seed.deserialize(self.de.child(value, true).map_err(|e| e.at(at()))?)
+        seed.deserialize(self.de.child(value, nullish).map_err(|e| e.at(at()))?)
             .map_err(|e| e.at(at()))
     }
 }
@@ -737,7 +761,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
         let Some((key, value)) = self.current.take() else {
             return Err(Error::type_("a value was read before its key"));
         };
-        match self.de.child(value, true) {
+        match self.de.child(value, None) {
             Ok(child) => seed.deserialize(child),
             Err(e) => Err(e),
         }
@@ -771,7 +795,7 @@ impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
         let at = |e: Error| e.at(Seg::Index(i));
         let item = js_sys::Reflect::get_u32(&self.de.value, i)
             .map_err(|_| at(Error::type_("could not be read")))?;
-        seed.deserialize(self.de.child(item, false).map_err(at)?)
+        seed.deserialize(self.de.child(item, None).map_err(at)?)
             .map(Some)
             .map_err(at)
     }
