@@ -38,7 +38,7 @@ pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
         })
 }
 
-#[wasm_bindgen(module = "/js/instructions.js")]
+#[wasm_bindgen(module = "/js/snippets/instructions.js")]
 extern "C" {
     // Object literals from our own primitives: nothing user-defined runs, nothing can throw.
     #[wasm_bindgen(js_name = classified)]
@@ -59,7 +59,7 @@ extern "C" {
     ) -> JsValue;
 }
 
-#[wasm_bindgen(module = "/js/instructions.js")]
+#[wasm_bindgen(module = "/js/snippets/instructions.js")]
 extern "C" {
     #[wasm_bindgen(js_name = parsedOk)]
     fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
@@ -74,7 +74,7 @@ extern "C" {
     ) -> JsValue;
 }
 
-/// Fix names comma-joined (each is a kebab-case word), for js/instructions.js to split.
+/// Fix names comma-joined (each is a kebab-case word), for js/snippets/instructions.js to split.
 fn fix_names(fixes: &[crate::structured::Fix]) -> String {
     let mut out = String::new();
     for fix in fixes {
@@ -120,7 +120,7 @@ fn variant_js<T: Serialize>(v: &T) -> JsValue {
     }
 }
 
-/// A classification as JS, built by js/instructions.js. Destructured without `..`: a field
+/// A classification as JS, built by js/snippets/instructions.js. Destructured without `..`: a field
 /// added to `Classified` must be added here too, or this stops compiling.
 pub(crate) fn classified_to_js(c: &crate::classify::Classified) -> JsValue {
     let crate::classify::Classified {
@@ -139,7 +139,7 @@ pub(crate) fn classified_to_js(c: &crate::classify::Classified) -> JsValue {
     )
 }
 
-/// A `wait-for-backoff` instruction as JS, built by js/instructions.js.
+/// A `wait-for-backoff` instruction as JS, built by js/snippets/instructions.js.
 pub(crate) fn wait_for_backoff_to_js(
     delay_ms: f64,
     prompt: &crate::prompt::Prompt,

@@ -5,7 +5,7 @@
 //! absent field (for `classify`) or a `TypeError` naming the field (for
 //! options). No borrow of a selfheal object is held while user code can run.
 //! Thrown errors, read in many places at once, are gathered by a JS helper
-//! (js/gather.js) in one crossing instead.
+//! (js/snippets/gather.js) in one crossing instead.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -420,9 +420,9 @@ pub fn not_serialisable<T>(p: &str, v: &JsValue, thrown: Option<&JsValue>) -> Re
 
 // ---------- errors for classify ----------
 
-#[wasm_bindgen(module = "/js/gather.js")]
+#[wasm_bindgen(module = "/js/snippets/gather.js")]
 extern "C" {
-    /// Every place SPEC section 3 reads, gathered in one call (js/gather.js). Imported with
+    /// Every place SPEC section 3 reads, gathered in one call (js/snippets/gather.js). Imported with
     /// `catch` although it never throws by design.
     #[wasm_bindgen(catch, js_name = gatherError)]
     fn gather_error(error: &JsValue) -> Result<String, JsValue>;
@@ -431,7 +431,7 @@ extern "C" {
     fn gather_error_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
 
-/// A string or a finite number, as js/gather.js keeps them.
+/// A string or a finite number, as js/snippets/gather.js keeps them.
 enum Scalar {
     Text(String),
     Number(f64),
@@ -482,7 +482,7 @@ impl Scalar {
     }
 }
 
-/// What js/gather.js reads (`gatherError`), by name. Each list holds its places in the order
+/// What js/snippets/gather.js reads (`gatherError`), by name. Each list holds its places in the order
 /// the gatherer reads them; see `ErrorInfo` for what each place is. The gatherer leaves out
 /// empty, false and null fields: they are the defaults here.
 #[derive(Default, serde::Deserialize)]
@@ -553,7 +553,7 @@ impl From<Gathered> for ErrorInfo {
 }
 
 /// Everything SPEC section 3 reads from a thrown value. Never throws: anything unreadable is
-/// absent. The reading itself happens in js/gather.js, in one boundary crossing.
+/// absent. The reading itself happens in js/snippets/gather.js, in one boundary crossing.
 pub fn error_info(error: &JsValue) -> ErrorInfo {
     match gather_error(error)
         .ok()
@@ -569,7 +569,7 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// An error outcome as js/gather.js `gatherErrorOutcome` reads it.
+/// An error outcome as js/snippets/gather.js `gatherErrorOutcome` reads it.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct GatheredOutcome {
@@ -577,7 +577,7 @@ struct GatheredOutcome {
     error: Gathered,
 }
 
-/// How reading an outcome starts (js/gather.js `gatherErrorOutcome`, one crossing).
+/// How reading an outcome starts (js/snippets/gather.js `gatherErrorOutcome`, one crossing).
 pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),

@@ -17,11 +17,11 @@ thread_local! {
     /// Compiled schemas of this wasm instance, by text. A memo, not state:
     /// it changes no result, only how often a schema is compiled.
     static CACHE: RefCell<SchemaCache> = RefCell::new(SchemaCache::default());
-    /// The compiled schemas js/schema_keys.js knows by slot number.
+    /// The compiled schemas js/snippets/schema_keys.js knows by slot number.
     static SLOTS: RefCell<Vec<Option<Arc<CompiledSchema>>>> = const { RefCell::new(Vec::new()) };
 }
 
-#[wasm_bindgen(module = "/js/schema_keys.js")]
+#[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
 extern "C" {
     /// A slot number, the schema's JSON text (a miss), `null` for a `Schema` instance or
     /// `undefined`; throws what `JSON.stringify` throws.
