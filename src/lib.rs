@@ -54,11 +54,13 @@
 
 pub mod backoff;
 pub mod classify;
+pub mod error;
 pub mod prompt;
 pub mod repair_loop;
 pub mod structured;
 pub mod text;
 pub mod toolkit;
+pub mod wire;
 
 /// The JavaScript boundary. Public only so `tests/web.rs` can call the exported
 /// functions from Rust; it is not a Rust API.

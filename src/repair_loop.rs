@@ -39,7 +39,7 @@ use crate::prompt::{
 };
 use crate::structured::{
     self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
-    SchemaCache, SchemaError, StopCategory, DEFAULT_MAX_REPLY_CHARS,
+    SchemaCache, StopCategory, DEFAULT_MAX_REPLY_CHARS,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
@@ -189,44 +189,8 @@ impl LoopConfig {
     }
 }
 
-/// A bad option: the JS field it names, and whether it is a type or a range problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OptionError {
-    pub field: String,
-    pub message: String,
-    /// `RangeError` rather than `TypeError` in JS.
-    pub is_range: bool,
-}
-
-impl OptionError {
-    pub fn range(field: &str, message: &str) -> OptionError {
-        OptionError {
-            field: field.into(),
-            message: message.into(),
-            is_range: true,
-        }
-    }
-
-    pub fn type_(field: &str, message: &str) -> OptionError {
-        OptionError {
-            field: field.into(),
-            message: message.into(),
-            is_range: false,
-        }
-    }
-}
-
-impl std::fmt::Display for OptionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.field, self.message)
-    }
-}
-
-impl From<SchemaError> for OptionError {
-    fn from(e: SchemaError) -> OptionError {
-        OptionError::type_("schema", &format!("is not usable: {e}"))
-    }
-}
+pub use crate::error::OptionError;
+pub use crate::toolkit::Usage;
 
 /// What happened to the call the host made.
 #[derive(Debug, Clone, PartialEq)]
@@ -251,13 +215,6 @@ pub enum Outcome {
     Rejected { reason: String },
     /// The host's own content check failed on the most recent value.
     Invalid { reason: String },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
 }
 
 /// How the accepted value came about.

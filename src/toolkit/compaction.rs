@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::neutralise;
+use crate::error::OptionError;
 use crate::prompt::Prompt;
-use crate::repair_loop::OptionError;
 
 /// Who wrote a message. Serialises lowercase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

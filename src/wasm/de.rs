@@ -15,7 +15,7 @@
 //!   or `null` is left to its `#[serde(default)]`, so `{ maxSteps: null }` is the default
 //!   30. A field whose `null` means something else (`maxPromptChars: null` is "no limit",
 //!   `defaultValue: null` is a default) says so with `#[serde(alias = "\u{0}null")]`
-//!   ([`NULL_IS_A_VALUE`]) and then gets the `null`. Inside arrays, maps and untyped data
+//!   ([`NULL_IS_A_VALUE`], src/wire.rs) and then gets the `null`. Inside arrays, maps and untyped data
 //!   `null` is a value, as in JSON.
 //! * **Bounded before any work.** One limit family ([`Limits`]): array lengths and object key
 //!   counts are checked before the first item is read (a sparse array of length 2^32−1 fails at
@@ -72,37 +72,7 @@ pub const MAX_VALUES: u32 = 4_000_000;
 /// `Number.MAX_SAFE_INTEGER`: whole numbers above it are not exact in JS.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
-/// The alias that marks a struct field whose `null` is a value rather than "absent":
-/// `#[serde(alias = "\u{0}null")]` (any alias that starts with it: two fields of one struct
-/// cannot share an alias, so a second one writes `"\u{0}null 2"`). serde lists a field's
-/// aliases, sorted, before its name in the field list a deserializer is given, and `\0` sorts
-/// first, so the marker comes right before the field it marks. Only this deserializer reads
-/// it; to serde_json it is one more name no input uses.
-pub const NULL_IS_A_VALUE: &str = "\u{0}null";
-
-/// The newtype name that asks for a value as JSON text: `JSON.stringify` (catching) and
-/// serde_json, so `toJSON`, boxed primitives and number text behave exactly as in JSON.
-/// For fields that hold "any JSON" (a default value, content parts); see [`any_json`].
-pub const JSON_TOKEN: &str = "$selfheal::json";
-
-/// Deserialize a field as JSON text (see [`JSON_TOKEN`]); other deserializers (serde_json for
-/// `fromJSON` states) see a plain newtype and read the value as usual.
-pub fn any_json<'de, D: de::Deserializer<'de>>(d: D) -> Result<serde_json::Value, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = serde_json::Value;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("any JSON value")
-        }
-        fn visit_newtype_struct<D: de::Deserializer<'de>>(
-            self,
-            d: D,
-        ) -> Result<Self::Value, D::Error> {
-            de::Deserialize::deserialize(d)
-        }
-    }
-    d.deserialize_newtype_struct(JSON_TOKEN, V)
-}
+pub use crate::wire::{any_json, JSON_TOKEN, NULL_IS_A_VALUE};
 
 /// The limits one call is read under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
