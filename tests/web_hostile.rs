@@ -778,7 +778,7 @@ fn a_tampered_snapshot_never_traps_the_debug_build() {
     assert_healthy("tampered snapshots");
 }
 
-use selfheal::wasm::toolkit_js::{
+use selfheal::wasm::{
     apply_summary, estimate_tokens, plan_compaction, JsAgentBudget, JsDegradationLadder,
     JsFallbackChain, JsMetrics, JsSupervisor,
 };

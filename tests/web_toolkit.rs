@@ -24,7 +24,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
 use selfheal::wasm::loop_js::JsCircuitBreaker;
-use selfheal::wasm::toolkit_js::{
+use selfheal::wasm::{
     apply_summary, estimate_tokens, plan_compaction, JsAgentBudget, JsDegradationLadder,
     JsFallbackChain, JsMetrics, JsSupervisor,
 };

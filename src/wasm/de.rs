@@ -191,7 +191,7 @@ impl Error {
         read::Bad {
             field,
             message: self.message,
-            range: self.range,
+            is_range: self.range,
         }
     }
 }

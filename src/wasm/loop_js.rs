@@ -85,11 +85,7 @@ impl JsCircuitBreaker {
                 o.reset_timeout_ms = ms;
             }
         }
-        let breaker = CircuitBreaker::try_new(o).map_err(|e| {
-            let mut bad = read::Bad::from(e);
-            bad.field = read::path("options", &bad.field);
-            bad
-        })?;
+        let breaker = CircuitBreaker::try_new(o).map_err(|e| e.under("options"))?;
         Ok(JsCircuitBreaker::register(breaker))
     }
 
@@ -188,7 +184,7 @@ impl JsRepairLoop {
         if draw_seed {
             config.seed = random_seed()?;
         }
-        let inner = RepairLoop::new(config, schema).map_err(read::Bad::from)?;
+        let inner = RepairLoop::new(config, schema)?;
         Ok(JsRepairLoop {
             inner: RefCell::new(inner),
             breaker,
@@ -275,14 +271,14 @@ impl JsRepairLoop {
         let text = read::json_text(&state, "state")?;
         let snapshot: Snapshot = serde_json::from_str(&text)
             .or_else(|e| type_err("state", format!("is not a RepairLoop state: {e}")))?;
-        let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache))
-            .unwrap_or_else(|| {
+        let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache)).unwrap_or_else(
+            || {
                 Err(OptionError::type_(
                     "state",
                     "could not be restored (re-entrant call)",
                 ))
-            })
-            .map_err(read::Bad::from)?;
+            },
+        )?;
         Ok(JsRepairLoop {
             inner: RefCell::new(inner),
             breaker,

@@ -6,8 +6,10 @@
 //! inputs are read (getters, proxies) can never find a borrow held, and a
 //! thrown error leaves the object usable.
 
+mod classes;
 pub mod de;
 mod dts;
+mod error;
 pub mod loop_js;
 mod random;
 mod read;
@@ -15,7 +17,13 @@ mod registry;
 pub mod retry_budget_js;
 mod rules_js;
 pub mod structured_js;
-pub mod toolkit_js;
+
+pub use classes::agent_budget::JsAgentBudget;
+pub use classes::compaction::{apply_summary, estimate_tokens, plan_compaction};
+pub use classes::fallback_chain::JsFallbackChain;
+pub use classes::ladder::JsDegradationLadder;
+pub use classes::metrics::JsMetrics;
+pub use classes::supervisor::JsSupervisor;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;

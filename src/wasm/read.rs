@@ -28,21 +28,14 @@ pub fn is_array(v: &JsValue) -> bool {
     v.is_object() && array_is_array(v).unwrap_or(false)
 }
 
-/// A bad argument: becomes a `TypeError` or `RangeError` naming the field.
-#[derive(Debug)]
-pub struct Bad {
-    pub field: String,
-    pub message: String,
-    pub range: bool,
-}
-
-pub type Read<T> = Result<T, Bad>;
+pub use super::error::Read;
+pub use crate::error::OptionError as Bad;
 
 pub fn type_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
     Err(Bad {
         field: field.to_string(),
         message: message.into(),
-        range: false,
+        is_range: false,
     })
 }
 
@@ -50,31 +43,8 @@ pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
     Err(Bad {
         field: field.to_string(),
         message: message.into(),
-        range: true,
+        is_range: true,
     })
-}
-
-impl From<Bad> for JsValue {
-    fn from(b: Bad) -> JsValue {
-        // Messages may quote the input: one line, readable whatever the input's size.
-        let message = crate::text::one_line(&b.message, 300);
-        let msg = format!("selfheal: {} {}", b.field, message);
-        if b.range {
-            js_sys::RangeError::new(&msg).into()
-        } else {
-            js_sys::TypeError::new(&msg).into()
-        }
-    }
-}
-
-impl From<crate::repair_loop::OptionError> for Bad {
-    fn from(e: crate::repair_loop::OptionError) -> Bad {
-        Bad {
-            field: e.field,
-            message: e.message,
-            range: e.is_range,
-        }
-    }
 }
 
 pub fn is_object(v: &JsValue) -> bool {

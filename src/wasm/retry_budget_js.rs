@@ -85,11 +85,7 @@ fn options_value(options: &JsValue) -> Read<RetryBudgetOptions> {
     if let Some(n) = read::opt_number(options, "windowMs", "options")? {
         o.window_ms = n;
     }
-    o.check().map_err(|e| {
-        let mut bad = read::Bad::from(e);
-        bad.field = read::path("options", &bad.field);
-        bad
-    })?;
+    o.check().map_err(|e| e.under("options"))?;
     Ok(o)
 }
 

@@ -416,7 +416,7 @@ fn array_items(v: &JsValue, field: &str) -> Read<Vec<JsValue>> {
         return Err(read::Bad {
             field: field.into(),
             message: format!("has {len} items, above the limit of {MAX}"),
-            range: true,
+            is_range: true,
         });
     }
     let mut out = Vec::with_capacity(len as usize);
