@@ -3,9 +3,10 @@
 //
 // How a loop sees the fleet's decision (theory of operation):
 //
-// 1. Each outcome is fed to the loop as usual, but first the loop's state is kept
-//    (`loop.toJSON()`, a few µs). The loop has no breaker or budget of its own, so its answer is
-//    what it would do if both allowed everything.
+// 1. Each outcome is fed to the loop as usual, but first the loop's state is kept: for the first
+//    outcome, the options (with a seed) the loop was made from; later, `loop.toJSON()` (~20 µs,
+//    paid only after a call has failed or needed repair). The loop has no breaker or budget of
+//    its own, so its answer is what it would do if both allowed everything.
 // 2. If that answer asks for no call (done, degrade), nothing waits: the outcome (a first call, a
 //    success, a transient failure) joins this isolate's pending events, sent in a batch.
 // 3. If it asks for a resend (wait-for-backoff, send-repair-prompt), the isolate asks the
@@ -106,13 +107,25 @@ export class Fleet {
   }
 
   /**
+   * A loop for one request: `{ loop, options, asks }`, for `next()`; free with `call.loop.free()`.
+   * The seed is drawn here when absent (inside a handler), so that the loop before its first
+   * outcome can be made again from `options` alone.
+   */
+  start(options) {
+    const seed = options.seed ?? crypto.getRandomValues(new Uint32Array(1))[0];
+    const withSeed = { ...options, seed };
+    return { loop: new RepairLoop(withSeed), options: withSeed, asks: [] };
+  }
+
+  /**
    * Feed `outcome` to `call.loop`; ask the coordinator when the loop wants a resend. Replaces
    * `call.loop` when the loop had to be restored to see a refusal.
-   * @param {{ loop: RepairLoop, asks: number[] }} call  `asks` collects the round trips' ms
+   * @param {{ loop: RepairLoop, options: object, asks: number[] }} call  from start(); `asks`
+   *   collects the round trips' ms
    */
   async next(env, call, outcome, now = Date.now()) {
     const firstCall = call.loop.attempts.length === 0; // as the loop decides when to record it
-    const kept = call.loop.toJSON();
+    const kept = firstCall ? null : call.loop.toJSON(); // null: made again from call.options
     const step = call.loop.next(outcome, now);
     const resend = step.type === "wait-for-backoff" || step.type === "send-repair-prompt";
     const failure = outcome.kind === "error" && step.classified?.class === "transient";
@@ -159,10 +172,10 @@ export class Fleet {
     }
   }
 
-  /** Restore the loop from `kept` with this breaker and budget and feed the outcome again. */
+  /** Restore the loop as it was before `outcome` with this breaker and budget, and feed it again. */
   #replay(call, kept, outcome, now, breaker, budget) {
     call.loop.free();
-    call.loop = RepairLoop.fromJSON(kept, breaker, budget);
+    call.loop = kept ? RepairLoop.fromJSON(kept, breaker, budget) : new RepairLoop(call.options, breaker, budget);
     return call.loop.next(outcome, now);
   }
 

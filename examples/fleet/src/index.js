@@ -5,21 +5,22 @@
 //                                          503 {"ok": false, "reason", "detail", "fallback", "calls", ...}
 //   GET  /fleet  what the endpoint's coordinator holds (breaker, budget, counters, transitions)
 //
-// The host loop is examples/worker's, with `fleet.next()` in place of `loop.next()` and a look at
-// the fleet's breaker before the first call. Cost: one round trip to the coordinator per resend
+// The host loop is examples/worker's, with the loop made by `fleet.start()`, `fleet.next()` in
+// place of `loop.next()`, and a look at the fleet's breaker (`fleet.admit()`) before the first call. Cost: one round trip to the coordinator per resend
 // the loop asks for; first calls, successes and failures that ask for nothing are reported in the
 // background, at most one report per isolate every `flushMs` (README "Running a fleet").
-import { RepairLoop } from "selfheal";
+import { Schema } from "selfheal";
 import { callModel } from "../../worker/src/anthropic.js";
 import { endpointName, fleetFor } from "./fleet.js";
 
 export { FleetCoordinator } from "./coordinator.js";
 
-const SCHEMA = {
+// Compiled once per isolate, at module scope (README, "In Cloudflare Workers").
+const SCHEMA = new Schema({
   type: "object",
   required: ["city", "country"],
   properties: { city: { type: "string" }, country: { type: "string" } },
-};
+});
 const FALLBACK = { mode: "template", templateId: "location-unknown", text: "We could not determine the location." };
 const MAX_WAIT_MS = 10_000;
 
@@ -53,16 +54,13 @@ async function answer(env, fleet, question) {
                   fallback: FALLBACK, calls: 0, timeline: ["circuit-open"], ...report }, 503);
   }
   const prompt = { system: "Reply with JSON only: {\"city\": string, \"country\": string}.", user: question };
-  const call = {
-    loop: new RepairLoop({
-      prompt,
-      schema: SCHEMA,
-      fallback: FALLBACK,
-      budget: { deadlineMs: 30_000 },
-      backoff: { baseMs: Number(env.BACKOFF_BASE_MS ?? 500), maxMs: MAX_WAIT_MS, maxRetryAfterMs: MAX_WAIT_MS },
-    }),
-    asks: [], // ms of each round trip to the coordinator
-  };
+  const call = fleet.start({
+    prompt,
+    schema: SCHEMA,
+    fallback: FALLBACK,
+    budget: { deadlineMs: 30_000 },
+    backoff: { baseMs: Number(env.BACKOFF_BASE_MS ?? 500), maxMs: MAX_WAIT_MS, maxRetryAfterMs: MAX_WAIT_MS },
+  });
   const timeline = [];
   try {
     let next = prompt;
