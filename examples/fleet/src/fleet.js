@@ -19,10 +19,10 @@
 //    being deterministic, it reaches the coordinator's decision itself: a `degrade` with reason
 //    `circuit-open` or `retry-budget-exhausted`, its own detail, attempts and fallback.
 //
-// The isolate also keeps its own copy of the fleet's breaker and budget (the newest View it was
-// given): it asks the breaker copy before a first call (no round trip), and if the coordinator
-// cannot be reached, the copy decides, as a per-isolate breaker and budget would, until the
-// coordinator answers again.
+// The isolate also keeps its own copy of the fleet's breaker and budget: the newest View it was
+// given, plus what its own loops have seen since. It asks the breaker copy before a first call
+// (no round trip), and if the coordinator cannot be reached, the copy decides, exactly as a
+// per-isolate breaker and budget would, until the coordinator answers again.
 //
 // Durable Object stubs and promises are not shared between requests (Workers forbid I/O objects
 // across request contexts): each call makes its own stub; only plain data lives at module scope.
@@ -72,7 +72,7 @@ export class Fleet {
     this.copy = { version: view.version, breaker, budget };
   }
 
-  /** A copy made from the policy alone: used when the coordinator has never answered. */
+  /** The isolate's copy; made from the policy alone until the coordinator has answered. */
   localCopy() {
     this.copy ??= {
       version: -1,
@@ -130,9 +130,21 @@ export class Fleet {
     const resend = step.type === "wait-for-backoff" || step.type === "send-repair-prompt";
     const failure = outcome.kind === "error" && step.classified?.class === "transient";
     if (!resend) {
-      if (firstCall) tally(this.pending.firstCalls, now);
-      if (failure) tally(this.pending.failures, now);
-      if (step.type === "done") this.pending.successAt = Math.max(this.pending.successAt ?? now, now);
+      // Reported later; and seen at once by the isolate's copy, as by a breaker and budget the
+      // loop held itself.
+      const copy = this.localCopy();
+      if (firstCall) {
+        tally(this.pending.firstCalls, now);
+        copy.budget.recordRequest(now);
+      }
+      if (failure) {
+        tally(this.pending.failures, now);
+        copy.breaker.recordFailure(now);
+      }
+      if (step.type === "done") {
+        this.pending.successAt = Math.max(this.pending.successAt ?? now, now);
+        copy.breaker.recordSuccess();
+      }
       return step;
     }
 
@@ -152,7 +164,13 @@ export class Fleet {
       if (failure) tally(this.pending.failures, now);
       const copy = this.localCopy();
       const again = this.#replay(call, kept, outcome, now, copy.breaker, copy.budget);
-      if (again.type === "wait-for-backoff" || again.type === "send-repair-prompt") tally(this.pending.resends, now);
+      if (again.type === "wait-for-backoff" || again.type === "send-repair-prompt") {
+        tally(this.pending.resends, now);
+        // The loop goes on: take it off the copy, so that its next answer is again its own.
+        const state = call.loop.toJSON();
+        call.loop.free();
+        call.loop = RepairLoop.fromJSON(state);
+      }
       return again;
     }
     this.install(answer.view);
