@@ -14,9 +14,10 @@
 //    budget exactly as the loop would have (first call, failure, breaker open at the time of the
 //    call, then `tryRetry`), atomically, and answers go or refused, with the state it decided on.
 // 4. Go: the loop's answer stands (with a breaker and budget that allow the call, a loop answers
-//    exactly as it did without them). Refused: the loop is restored from the kept state with
-//    copies of that breaker and budget (`fromJSON`) and fed the same outcome at the same `now`;
-//    being deterministic, it reaches the coordinator's decision itself: a `degrade` with reason
+//    exactly as it did without them). Refused: the loop is made again from what was kept
+//    (`new RepairLoop(options, b, r)` or `RepairLoop.fromJSON(kept, b, r)`), with copies `b` and
+//    `r` of that breaker and budget, and fed the same outcome at the same `now`; being
+//    deterministic, it reaches the coordinator's decision itself: a `degrade` with reason
 //    `circuit-open` or `retry-budget-exhausted`, its own detail, attempts and fallback.
 //
 // The isolate also keeps its own copy of the fleet's breaker and budget: the newest View it was

@@ -6,9 +6,11 @@
 //   GET  /fleet  what the endpoint's coordinator holds (breaker, budget, counters, transitions)
 //
 // The host loop is examples/worker's, with the loop made by `fleet.start()`, `fleet.next()` in
-// place of `loop.next()`, and a look at the fleet's breaker (`fleet.admit()`) before the first call. Cost: one round trip to the coordinator per resend
-// the loop asks for; first calls, successes and failures that ask for nothing are reported in the
-// background, at most one report per isolate every `flushMs` (README "Running a fleet").
+// place of `loop.next()`, and a look at the fleet's breaker (`fleet.admit()`) before the first
+// call. Cost: one round trip to the coordinator per resend the loop asks for; first calls,
+// successes and failures that ask for nothing are reported in the background, at most one report
+// per isolate every `flushMs` (README "Running a fleet"). GET /fleet is for operators: put it
+// behind your own access check in production.
 import { Schema } from "selfheal";
 import { callModel } from "../../worker/src/anthropic.js";
 import { endpointName, fleetFor } from "./fleet.js";
