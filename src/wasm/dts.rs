@@ -65,7 +65,12 @@ export type Fix =
 export type Parsed =
   | { ok: true; value: unknown; fixes: Fix[] }
   | { ok: false; report: FailureReport };
-export interface ParseOptions { localRepair?: boolean; stopReason?: string }
+export interface ParseOptions {
+  localRepair?: boolean;
+  stopReason?: string;
+  /** default 4000000: a longer reply (in code points) is a `truncated` failure, not read */
+  maxReplyChars?: number;
+}
 /** Returns null when the text holds nothing JSON-like or cannot be repaired. */
 export function repairJson(text: string): { text: string; fixes: Fix[] } | null;
 export class Schema {
@@ -137,6 +142,8 @@ export interface LoopOptions {
   locale?: Locale;
   /** default 2000: broken output quoted in a fix prompt, in code points */
   maxRawChars?: number;
+  /** default 4000000: a longer reply (in code points) degrades "unrepairable" unread */
+  maxReplyChars?: number;
   /** Jitter seed; default from the platform's random source. */
   seed?: number;
   /** Rules for error outcomes, tried before the built-in table (see classify). */
