@@ -25,6 +25,8 @@ const SCHEMA = new Schema({
 });
 const FALLBACK = { mode: "template", templateId: "location-unknown", text: "We could not determine the location." };
 const MAX_WAIT_MS = 10_000;
+// One call may take this long; then its fetch is aborted with a TimeoutError (transient/timeout).
+const CALL_TIMEOUT_MS = 20_000;
 
 let isolate = null; // a name for this isolate, drawn in the first handler (random values only there)
 
@@ -67,7 +69,8 @@ async function answer(env, fleet, question) {
   try {
     let next = prompt;
     for (;;) {
-      const step = await fleet.next(env, call, await callModel(env, next));
+      const outcome = await callModel(env, next, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      const step = await fleet.next(env, call, outcome);
       timeline.push(step.type === "degrade" ? step.reason : step.type);
       const end = { calls: step.attempts, timeline, asks: call.asks, ...report };
       switch (step.type) {
