@@ -97,10 +97,11 @@ test-packaging: $(WASM)
 	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs tests/packaging/browsers.test.mjs \
 	  2>&1 | tee $(LOGS)/packaging.log
 
-# examples/worker and examples/durable-object in workerd against the mock LLM on 127.0.0.1.
+# examples/worker, examples/durable-object and examples/fleet in workerd against the mock LLM on
+# 127.0.0.1 (the fleet: three isolates, one coordinator object on disk, a workerd restart).
 test-examples: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/packaging/examples.test.mjs 2>&1 | tee $(LOGS)/examples.log
+	node --test tests/packaging/examples.test.mjs tests/packaging/fleet.test.mjs 2>&1 | tee $(LOGS)/examples.log
 
 # The www/ playground in headless Chromium (Playwright): every panel, no console errors;
 # screenshots go to test-artifacts/screenshots/.
