@@ -111,6 +111,10 @@ pub struct LoopConfig {
     pub budget: Budget,
     pub backoff: Backoff,
     pub local_repair: bool,
+    /// SPEC section 9 `coerce` (default false). Left out of snapshots while false, so state
+    /// saved before it existed and state saved now read the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coerce: bool,
     pub locale: Locale,
     pub max_raw_chars: u32,
     #[serde(with = "u64_string")]
@@ -128,6 +132,7 @@ impl LoopConfig {
             budget: Budget::default_for(Mode::Fix),
             backoff: Backoff::default(),
             local_repair: true,
+            coerce: false,
             locale: Locale::En,
             max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
             seed,
@@ -620,6 +625,7 @@ impl RepairLoop {
         let options = ParseOptions {
             local_repair: self.config.local_repair,
             stop_reason,
+            coerce: self.config.coerce,
         };
         let parsed = match &self.schema {
             Some(schema) => structured::parse(&text, Some(schema), &options),

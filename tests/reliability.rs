@@ -462,7 +462,7 @@ proptest! {
         stop in prop::option::of(prop::sample::select(vec!["max_tokens", "length", "end_turn"])),
     ) {
         let schema = &schemas()[which];
-        let options = ParseOptions { local_repair, stop_reason: stop.map(str::to_string) };
+        let options = ParseOptions { local_repair, stop_reason: stop.map(str::to_string), ..ParseOptions::new() };
         match parse(&raw, Some(schema), &options) {
             Parsed::Ok { value, fixes, text, .. } => {
                 prop_assert!(schema.validate(&value).is_none());
@@ -732,7 +732,7 @@ fn parse_agrees_with_every_json_test_suite_verdict() {
     let any = &schemas()[1];
     let strict = ParseOptions {
         local_repair: false,
-        stop_reason: None,
+        ..ParseOptions::new()
     };
     let mut failures = Vec::new();
     for path in &paths {

@@ -46,15 +46,15 @@ fn opts() -> ParseOptions {
 
 fn cut_off(stop_reason: &str) -> ParseOptions {
     ParseOptions {
-        local_repair: true,
         stop_reason: Some(stop_reason.into()),
+        ..ParseOptions::new()
     }
 }
 
 fn no_repair() -> ParseOptions {
     ParseOptions {
         local_repair: false,
-        stop_reason: None,
+        ..ParseOptions::new()
     }
 }
 

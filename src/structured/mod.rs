@@ -1,18 +1,26 @@
 //! Structured output: strict parsing, local repair and schema validation.
 //!
-//! The order is fixed by SPEC section 4: empty text is its own failure;
+//! The order is fixed by SPEC sections 4 and 9: empty text is its own failure;
 //! strict parsing comes first; local repair runs only when strict parsing
 //! fails and the reply was not cut off (closing the brackets of a truncated
-//! reply would hide lost data); a repaired value must still pass the schema.
+//! reply would hide lost data). Then every JSON value in the reply is a
+//! candidate and the first that passes the schema wins (`align.rs`); a
+//! repaired value must still pass the schema. `coerce` (`coerce.rs`) aligns a
+//! value that fails the schema with it where the intent is plain.
 
+mod align;
+mod coerce;
+pub mod fix;
 pub mod repair;
 pub mod schema;
+mod subschema;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use repair::{repair_json, Fix, Repaired};
-pub use schema::{CompiledSchema, SchemaCache, SchemaError};
+pub use fix::Fix;
+pub use repair::{repair_json, Repaired};
+pub use schema::{CompiledSchema, SchemaCache, SchemaError, SchemaOptions};
 
 /// What kind of failure a reply had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -51,7 +59,7 @@ pub struct FailureReport {
 }
 
 impl FailureReport {
-    fn single(kind: FailureKind, message: impl Into<String>) -> FailureReport {
+    pub(crate) fn single(kind: FailureKind, message: impl Into<String>) -> FailureReport {
         FailureReport {
             kinds: vec![kind],
             issues: vec![FailureIssue {
@@ -78,7 +86,7 @@ impl FailureReport {
         self.kinds.contains(&kind)
     }
 
-    fn merge(mut self, other: FailureReport) -> FailureReport {
+    pub(crate) fn merge(mut self, other: FailureReport) -> FailureReport {
         for k in other.kinds {
             if !self.kinds.contains(&k) {
                 self.kinds.push(k);
@@ -163,6 +171,9 @@ pub struct ParseOptions {
     pub local_repair: bool,
     /// The provider's stop reason, if the host has it.
     pub stop_reason: Option<String>,
+    /// Align a value that fails the schema with it where the intent is plain (SPEC section 9,
+    /// default false; `coerce.rs` lists the coercions).
+    pub coerce: bool,
 }
 
 impl ParseOptions {
@@ -170,6 +181,7 @@ impl ParseOptions {
         ParseOptions {
             local_repair: true,
             stop_reason: None,
+            coerce: false,
         }
     }
 }
@@ -190,10 +202,14 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
     let truncated = is_cut_off(options.stop_reason.as_deref());
     let syntax_error = match serde_json::from_str::<Value>(raw) {
         Ok(value) => {
-            return match schema.and_then(|s| s.validate(&value)) {
-                None => Parsed::ok(value, Vec::new(), raw.to_string()),
-                Some(report) if truncated => Parsed::err(truncated_report(None).merge(report)),
-                Some(report) => Parsed::err(report),
+            return match (schema, schema.and_then(|s| s.validate(&value))) {
+                (_, None) => Parsed::ok(value, Vec::new(), raw.to_string()),
+                (_, Some(report)) if truncated => Parsed::err(truncated_report(None).merge(report)),
+                // Coercion, or a JSON string holding the object the schema wants.
+                (Some(schema), Some(report)) => {
+                    align::strict_failed(value, raw, schema, options.coerce, report)
+                }
+                (None, Some(report)) => Parsed::err(report),
             };
         }
         Err(e) => e,
@@ -205,16 +221,8 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
     if !options.local_repair {
         return Parsed::err(syntax);
     }
-    let Some(repaired) = repair_json(raw) else {
-        return Parsed::err(syntax);
-    };
-    match serde_json::from_str::<Value>(&repaired.text) {
-        Ok(value) => match schema.and_then(|s| s.validate(&value)) {
-            None => Parsed::ok(value, repaired.fixes, repaired.text),
-            Some(report) => Parsed::err(syntax.merge(report)),
-        },
-        Err(_) => Parsed::err(syntax),
-    }
+    // Every candidate value in the reply, the first that passes the schema (align.rs).
+    align::choose(raw, schema, options.coerce, syntax)
 }
 
 fn truncated_report(syntax_error: Option<&serde_json::Error>) -> FailureReport {
@@ -228,6 +236,6 @@ fn truncated_report(syntax_error: Option<&serde_json::Error>) -> FailureReport {
     FailureReport::single(FailureKind::Truncated, message)
 }
 
-fn syntax_message(e: &serde_json::Error) -> String {
+pub(crate) fn syntax_message(e: &serde_json::Error) -> String {
     format!("invalid JSON: {e}")
 }

@@ -13,6 +13,43 @@ use serde_json::Value;
 
 use super::{FailureIssue, FailureKind, FailureReport};
 
+/// How a schema is compiled: `new Schema(schema, { formats, resources })` (SPEC section 9).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaOptions {
+    /// Assert `format` (email, date, date-time, uuid, uri, ipv4…), as SPEC section 9 asks; with
+    /// `false` it is an annotation only, as the 2020-12 default has it. Default `true`.
+    pub formats: bool,
+    /// Documents `$ref` may name, by URI. Nothing is ever fetched: a `$ref` to a document that
+    /// is not here fails the compile, saying which.
+    pub resources: Vec<(String, Value)>,
+}
+
+impl Default for SchemaOptions {
+    fn default() -> Self {
+        SchemaOptions {
+            formats: true,
+            resources: Vec::new(),
+        }
+    }
+}
+
+impl SchemaOptions {
+    /// What the cache key adds for these options (nothing for the defaults).
+    fn key_suffix(&self) -> String {
+        if *self == SchemaOptions::default() {
+            return String::new();
+        }
+        let mut out = format!("\u{0}formats={}", self.formats);
+        for (uri, doc) in &self.resources {
+            out.push('\u{0}');
+            out.push_str(uri);
+            out.push('\u{0}');
+            out.push_str(&sorted_compact(doc));
+        }
+        out
+    }
+}
+
 /// A schema that compiled, with the forms of it the prompts need.
 #[derive(Debug)]
 pub struct CompiledSchema {
@@ -20,6 +57,39 @@ pub struct CompiledSchema {
     /// Canonical compact text (sorted keys): the cache key and the form kept in `toJSON`.
     canonical: String,
     validator: jsonschema::Validator,
+    /// The documents registered for `$ref` (read again by bare-word and coercion checks).
+    resources: Vec<(String, Value)>,
+}
+
+/// The one call into jsonschema's builder. Keep it the only one, and non-generic: each call
+/// site of `jsonschema::options()…build()` instantiates its generic compiler again (+254 KB of
+/// wasm was measured for a second one).
+fn compile(value: &Value, options: &SchemaOptions) -> Result<jsonschema::Validator, SchemaError> {
+    let registry = if options.resources.is_empty() {
+        None
+    } else {
+        let mut builder = jsonschema::Registry::new();
+        for (uri, doc) in &options.resources {
+            builder = builder.add(uri, doc).map_err(|e| SchemaError {
+                path: String::new(),
+                message: format!("resource {uri:?}: {e}"),
+            })?;
+        }
+        Some(builder.prepare().map_err(|e| SchemaError {
+            path: String::new(),
+            message: format!("resources: {e}"),
+        })?)
+    };
+    let mut builder = jsonschema::options()
+        .should_validate_formats(options.formats)
+        .offline();
+    if let Some(registry) = &registry {
+        builder = builder.with_registry(registry);
+    }
+    builder.build(value).map_err(|e| SchemaError {
+        path: e.instance_path().as_str().to_string(),
+        message: e.to_string(),
+    })
 }
 
 /// The schema itself was not valid JSON or not a valid JSON Schema.
@@ -53,26 +123,40 @@ impl CompiledSchema {
     }
 
     pub fn from_value(value: Value) -> Result<CompiledSchema, SchemaError> {
+        CompiledSchema::with_options(value, SchemaOptions::default())
+    }
+
+    /// Compile with formats asserted or not, and documents registered for `$ref`.
+    pub fn with_options(
+        value: Value,
+        options: SchemaOptions,
+    ) -> Result<CompiledSchema, SchemaError> {
         if !(value.is_object() || value.is_boolean()) {
             return Err(SchemaError {
                 path: String::new(),
                 message: "a schema must be a JSON object or a boolean".into(),
             });
         }
-        let validator = jsonschema::validator_for(&value).map_err(|e| SchemaError {
-            path: e.instance_path().as_str().to_string(),
-            message: e.to_string(),
-        })?;
+        let validator = compile(&value, &options)?;
         let canonical = sorted_compact(&value);
         Ok(CompiledSchema {
             value,
             canonical,
             validator,
+            resources: options.resources,
         })
     }
 
     pub fn value(&self) -> &Value {
         &self.value
+    }
+
+    /// The schema document and its resources, for reading subschemas by path.
+    pub(crate) fn doc(&self) -> super::subschema::Doc<'_> {
+        super::subschema::Doc {
+            root: &self.value,
+            resources: &self.resources,
+        }
     }
 
     pub fn canonical_text(&self) -> &str {
@@ -166,12 +250,21 @@ impl SchemaCache {
         &mut self,
         value: Value,
     ) -> Result<Arc<CompiledSchema>, SchemaError> {
-        let canonical = sorted_compact(&value);
-        if let Some(hit) = self.by_text.get(&canonical) {
+        self.get_or_compile_with(value, SchemaOptions::default())
+    }
+
+    /// Same, with compile options; schemas with other options are other entries.
+    pub fn get_or_compile_with(
+        &mut self,
+        value: Value,
+        options: SchemaOptions,
+    ) -> Result<Arc<CompiledSchema>, SchemaError> {
+        let key = sorted_compact(&value) + &options.key_suffix();
+        if let Some(hit) = self.by_text.get(&key) {
             return Ok(hit.clone());
         }
-        let compiled = Arc::new(CompiledSchema::from_value(value)?);
-        self.insert(canonical, compiled.clone());
+        let compiled = Arc::new(CompiledSchema::with_options(value, options)?);
+        self.insert(key, compiled.clone());
         Ok(compiled)
     }
 

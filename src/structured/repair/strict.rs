@@ -15,7 +15,7 @@ pub(crate) fn is_strict_json(text: &str) -> bool {
     serde_json::from_str::<StrictJson>(text).is_ok()
 }
 
-struct StrictJson;
+pub(super) struct StrictJson;
 
 impl<'de> Deserialize<'de> for StrictJson {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -104,7 +104,13 @@ fn surrounding_prose() {
         &[SurroundingProse],
     );
     check("Result:\n[1, 2]", "[1, 2]", &[SurroundingProse]);
-    check("{\"a\": 1}\n{\"b\": 2}", "{\"a\": 1}", &[SurroundingProse]);
+    // Values on separate lines are newline-delimited JSON (issue 11: taking only the first
+    // dropped the rest silently); `structured::parse` still offers each value on its own.
+    check(
+        "{\"a\": 1}\n{\"b\": 2}",
+        "[{\"a\": 1},\n{\"b\": 2}]",
+        &[MissingComma, NewlineDelimited],
+    );
     check(
         "Text first.\n```json\n{\"a\": 1}\n```\nText after.",
         "{\"a\": 1}",
@@ -283,8 +289,9 @@ fn invalid_escape() {
         "[\"C:\\\\dir\\new\"]",
         &[InvalidEscape],
     );
-    // \' is only an escape inside single quotes.
-    check("[\"it\\'s\"]", "[\"it\\\\'s\"]", &[InvalidEscape]);
+    // \' is only an escape inside single quotes; elsewhere it is read as the apostrophe it
+    // plainly is (issue 11, jsonrepair's rule), and named as a repaired escape.
+    check("[\"it\\'s\"]", "[\"it's\"]", &[InvalidEscape]);
 }
 
 #[test]
@@ -378,14 +385,27 @@ fn none_cases() {
     none("");
     none("   ");
     none("Sorry, I cannot help with that.");
-    none("'just a single-quoted string'");
     none("{a: hello}");
     none("[NaN]");
-    none("[01]");
-    none("[1-2]");
-    none("{\"a\" \"b\"}");
-    none("{\"a\": }");
-    none("[1}");
+    none("{\"a\" }");
+    none("{\"a\", \"b\": 1}");
+    none("[1 ; 2]");
+    none("Sure: {\"a\": x}");
+}
+
+#[test]
+fn formerly_refused_now_repaired() {
+    // Before issue 11 these gave None; SPEC section 9 asks for jsonrepair's repertoire.
+    check(
+        "'just a single-quoted string'",
+        "\"just a single-quoted string\"",
+        &[SingleQuotes],
+    );
+    check("[01]", "[\"01\"]", &[LeadingZeros]);
+    check("[1-2]", "[\"1-2\"]", &[InvalidNumber]);
+    check("{\"a\" \"b\"}", "{\"a\": \"b\"}", &[MissingColon]);
+    check("{\"a\": }", "{\"a\": null}", &[MissingValue]);
+    check("[1}", "[1]", &[MismatchedBracket]);
 }
 
 #[test]
@@ -420,6 +440,31 @@ fn fix_names() {
             "invalid-escape",
             "unclosed-string",
             "unclosed-bracket",
+            "missing-colon",
+            "missing-value",
+            "unescaped-quote",
+            "ellipsis",
+            "string-concatenation",
+            "function-wrapper",
+            "undefined-literal",
+            "special-whitespace",
+            "backtick-quotes",
+            "leading-zeros",
+            "number-format",
+            "invalid-number",
+            "regex-literal",
+            "newline-delimited",
+            "mismatched-bracket",
+            "redundant-bracket",
+            "escaped-json",
+            "string-encoded-json",
+            "unquoted-string",
+            "coerce-number",
+            "coerce-boolean",
+            "coerce-enum",
+            "coerce-array",
+            "coerce-object",
+            "coerce-null",
         ]
     );
     for fix in Fix::ALL {

@@ -1,0 +1,176 @@
+//! Schema-guided choice among the candidates of a reply (SPEC section 9).
+//!
+//! The rule, in the README's words: every JSON value in the text is a candidate (each fenced
+//! block, each value in prose, newline-delimited values and their array); strict candidates
+//! (nothing repaired inside the value) come first, then repaired ones, each group in text
+//! order; the first that passes the schema wins (after coercion, with `coerce: true`). If none
+//! passes, the failure reports the schema issues of the first candidate that parsed. A
+//! candidate holding a bare word quoted as a string counts only when the schema expects a
+//! string at that place. With no schema the first candidate wins.
+//!
+//! Each candidate costs one strict parse into a tree (the scanner's pass for a repaired one
+//! comes on top) and one validation; nothing is parsed twice.
+
+use std::ops::ControlFlow;
+
+use serde_json::Value;
+
+use super::coerce::coerce;
+use super::fix::{Fix, FixList};
+use super::repair::{each_candidate, Candidate, PathSeg};
+use super::subschema::Views;
+use super::{CompiledSchema, FailureReport, Parsed};
+
+/// The first candidate of `raw` (which is not strict JSON as a whole) that passes `schema`.
+/// `syntax` is the strict parse's failure, reported with the schema issues of the first
+/// candidate that parsed when none passes.
+pub(crate) fn choose(
+    raw: &str,
+    schema: Option<&CompiledSchema>,
+    coerce: bool,
+    syntax: FailureReport,
+) -> Parsed {
+    let mut found = None;
+    let mut first_strict = None;
+    let mut repaired: Vec<(Candidate, Value)> = Vec::new();
+    let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
+        let Ok(value) = serde_json::from_str::<Value>(&candidate.text) else {
+            return ControlFlow::Continue(());
+        };
+        if !bare_words_fit(schema, &candidate.bare_words) {
+            return ControlFlow::Continue(());
+        }
+        if !candidate.strict {
+            repaired.push((candidate, value));
+            return ControlFlow::Continue(());
+        }
+        match accept(value, candidate.text, &candidate.fixes, schema, coerce) {
+            Ok(parsed) => {
+                found = Some(parsed);
+                ControlFlow::Break(())
+            }
+            Err(report) => {
+                first_strict.get_or_insert(report);
+                ControlFlow::Continue(())
+            }
+        }
+    });
+    if search.is_err() {
+        return Parsed::err(syntax);
+    }
+    if let Some(parsed) = found {
+        return parsed;
+    }
+    let mut first_repaired = None;
+    for (candidate, value) in repaired {
+        match accept(value, candidate.text, &candidate.fixes, schema, coerce) {
+            Ok(parsed) => return parsed,
+            Err(report) => {
+                first_repaired.get_or_insert(report);
+            }
+        }
+    }
+    match first_strict.or(first_repaired) {
+        Some(report) => Parsed::err(syntax.merge(report)),
+        None => Parsed::err(syntax),
+    }
+}
+
+/// A reply that is strict JSON but fails the schema: with `coerce`, the value aligned with
+/// the schema; a JSON string holding an object or array, that value (`"{\"a\": 1}"`).
+pub(crate) fn strict_failed(
+    value: Value,
+    text: &str,
+    schema: &CompiledSchema,
+    coerce: bool,
+    report: FailureReport,
+) -> Parsed {
+    let inner = match &value {
+        Value::String(s) if s.trim_start().starts_with(['{', '[']) => Some(s.clone()),
+        _ => None,
+    };
+    if let Ok(parsed) = accept(
+        value,
+        text.to_owned(),
+        &FixList::default(),
+        Some(schema),
+        coerce,
+    ) {
+        return parsed;
+    }
+    if let Some(inner) = inner {
+        let mut base = FixList::default();
+        base.add(Fix::StringEncodedJson);
+        let parsed = match serde_json::from_str::<Value>(&inner) {
+            Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce).ok(),
+            Err(e) => {
+                let syntax = FailureReport::single(
+                    super::FailureKind::JsonSyntax,
+                    super::syntax_message(&e),
+                );
+                Some(choose(&inner, Some(schema), coerce, syntax))
+                    .filter(Parsed::is_ok)
+                    .map(|p| prefix_fix(p, Fix::StringEncodedJson))
+            }
+        };
+        if let Some(parsed) = parsed {
+            return parsed;
+        }
+    }
+    Parsed::err(report)
+}
+
+fn prefix_fix(parsed: Parsed, fix: Fix) -> Parsed {
+    match parsed {
+        Parsed::Ok {
+            value, fixes, text, ..
+        } => {
+            let mut list = FixList::default();
+            list.add(fix);
+            list.extend(fixes);
+            Parsed::ok(value, list.into_vec(), text)
+        }
+        err => err,
+    }
+}
+
+/// The candidate as the answer when it passes the schema (after coercion, if asked); else
+/// the issues of the value as it was.
+fn accept(
+    value: Value,
+    text: String,
+    fixes: &FixList,
+    schema: Option<&CompiledSchema>,
+    coerce_on: bool,
+) -> Result<Parsed, FailureReport> {
+    let Some(schema) = schema else {
+        return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
+    };
+    let Some(report) = schema.validate(&value) else {
+        return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
+    };
+    if coerce_on {
+        if let Some((aligned, more)) = coerce(&value, schema) {
+            if schema.validate(&aligned).is_none() {
+                let mut all = fixes.clone();
+                all.extend(more.iter());
+                let text = serde_json::to_string(&aligned).unwrap_or(text);
+                return Ok(Parsed::ok(aligned, all.into_vec(), text));
+            }
+        }
+    }
+    Err(report)
+}
+
+/// Whether the schema expects a string at every place a bare word was quoted.
+fn bare_words_fit(schema: Option<&CompiledSchema>, paths: &[Vec<PathSeg>]) -> bool {
+    if paths.is_empty() {
+        return true;
+    }
+    let Some(schema) = schema else {
+        return false;
+    };
+    paths
+        .iter()
+        .all(|path| Views::at(schema.doc(), path).accepts_string())
+}
