@@ -70,6 +70,12 @@ pub(crate) fn choose(
             }
         }
     }
+    if let Some(parsed) = schema
+        .filter(|_| coerce)
+        .and_then(|schema| whole_reply_as_scalar(raw, schema))
+    {
+        return parsed;
+    }
     match first_strict.or(first_repaired) {
         Some(report) => Parsed::err(syntax.merge(report)),
         None => Parsed::err(syntax),
@@ -118,6 +124,26 @@ pub(crate) fn strict_failed(
         }
     }
     Parsed::err(report)
+}
+
+/// With `coerce`, where the schema wants a number or a boolean at the root: the whole reply
+/// as that text (`12,111` -> 12111, which read as JSON is the list `12, 111`).
+fn whole_reply_as_scalar(raw: &str, schema: &CompiledSchema) -> Option<Parsed> {
+    let types = Views::root(schema.doc()).types();
+    if !types
+        .iter()
+        .any(|t| matches!(*t, "number" | "integer" | "boolean"))
+    {
+        return None;
+    }
+    let text = raw.trim();
+    let value = Value::String(text.to_string());
+    let (aligned, fixes) = coerce(&value, schema)?;
+    if schema.validate(&aligned).is_some() {
+        return None;
+    }
+    let text = serde_json::to_string(&aligned).ok()?;
+    Some(Parsed::ok(aligned, fixes.into_vec(), text))
 }
 
 fn prefix_fix(parsed: Parsed, fix: Fix) -> Parsed {

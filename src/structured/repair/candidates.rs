@@ -115,7 +115,15 @@ impl<'t> Reader<'t> {
             }
             let mut scanner = Scanner::new(body, self.allow_bare);
             match twice(&mut scanner, &mut |s| s.scan_sequence()) {
-                Ok(scanned) => return Ok(sequence(scanned, &base, visit)),
+                Ok(scanned) => {
+                    // A reading that needed bare words is the schema's to accept; if it does
+                    // not, the values in the region are still candidates (`[1], and so on`).
+                    let bare = !scanned.bare_words.is_empty();
+                    let flow = sequence(scanned, &base, visit);
+                    if flow.is_break() || !bare {
+                        return Ok(flow);
+                    }
+                }
                 Err(ScanError::TooDeep) => return Err(TooDeep),
                 Err(ScanError::Invalid(_)) => {}
             }

@@ -76,7 +76,7 @@ pub(super) struct Scanned {
     pub(super) end: usize,
     /// Paths of the bare words quoted as strings (only when bare words are allowed).
     pub(super) bare_words: Vec<Vec<PathSeg>>,
-    /// For a sequence of two or more values: each value's own text.
+    /// For a sequence of two or more values on separate lines: each value's own text.
     pub(super) elements: Vec<String>,
 }
 
@@ -103,6 +103,9 @@ pub(super) struct Scanner<'a> {
     element_start: usize,
     /// The last value of a sequence was a call (JSONP), so a `;` may follow.
     after_call: bool,
+    /// Two values of the sequence were on one line (`1,2`): a list, not newline-delimited
+    /// values, so they are not offered one by one (`12,111` is not 12).
+    same_line: bool,
     /// Re-reading budget for strings whose closing quote was misplaced (keeps the pass linear).
     pub(super) budget: std::cell::Cell<usize>,
     /// Let a string that runs to the end of input be re-read to close at its first bracket
@@ -130,6 +133,7 @@ impl<'a> Scanner<'a> {
             elements: Vec::new(),
             element_start: 0,
             after_call: false,
+            same_line: false,
             budget: std::cell::Cell::new(4 * src.len() + 4096),
             close_early: true,
             closed_early: false,
@@ -148,6 +152,7 @@ impl<'a> Scanner<'a> {
         self.newline = false;
         self.elements.clear();
         self.after_call = false;
+        self.same_line = false;
         self.closed_early = false;
     }
 
@@ -182,7 +187,11 @@ impl<'a> Scanner<'a> {
             }
             [first, .., last] => {
                 let inner = piece((first.0, last.1)).ok_or(ScanError::Invalid(self.pos))?;
-                let elements = ranges.iter().filter_map(|r| piece(*r)).collect();
+                let elements = if self.same_line {
+                    Vec::new()
+                } else {
+                    ranges.iter().filter_map(|r| piece(*r)).collect()
+                };
                 self.fixes.add(Fix::NewlineDelimited);
                 Ok(self.scanned(format!("[{inner}]"), elements))
             }
@@ -649,6 +658,7 @@ impl<'a> Scanner<'a> {
     fn value(&mut self) -> Scan<()> {
         if self.top() == Some(Container::Root) {
             self.element_start = self.out.len();
+            self.same_line |= !self.elements.is_empty() && !self.newline;
             // An object or array of a sequence that is strict JSON is copied as it is: the
             // heuristics for broken text must never bend a valid value (`[{"a": "{"}] and
             // prose`). Not a string: `"24" screen"` is one string with an unescaped quote.
