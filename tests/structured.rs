@@ -18,7 +18,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use selfheal::{parse, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache};
+use selfheal::{
+    parse, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
+    SchemaOptions,
+};
 use serde_json::{json, Value};
 
 const ORDER_SCHEMA: &str = r#"{
@@ -335,4 +338,111 @@ fn invalid_schemas_say_where() {
         // A failure is not cached as a success.
         assert!(cache.get_or_compile(text).is_err());
     }
+}
+
+// ---------- formats and resources (SPEC section 9) ----------
+
+#[test]
+fn formats_are_asserted_by_default_and_annotations_with_formats_false() {
+    let schema = json!({"type": "object", "properties": {
+        "email": {"type": "string", "format": "email"},
+        "date": {"type": "string", "format": "date"},
+        "id": {"type": "string", "format": "uuid"},
+        "ip": {"type": "string", "format": "ipv4"},
+        "at": {"type": "string", "format": "date-time"},
+        "home": {"type": "string", "format": "uri"}
+    }});
+    let bad = r#"{"email": "nope", "date": "next Tuesday", "id": "x", "ip": "1.2.3", "at": "soon", "home": "not a uri"}"#;
+    let good = r#"{"email": "a@b.co", "date": "2024-10-18", "id": "00000000-0000-4000-8000-000000000000",
+                   "ip": "10.0.0.1", "at": "2024-10-18T18:35:22Z", "home": "https://example.com/x"}"#;
+    let asserted = CompiledSchema::from_value(schema.clone()).unwrap();
+    let r = failed(parse(bad, Some(&asserted), &opts()));
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(got, vec!["/at", "/date", "/email", "/home", "/id", "/ip"]);
+    accepted(parse(good, Some(&asserted), &opts()));
+    let annotation = CompiledSchema::with_options(
+        schema,
+        SchemaOptions {
+            formats: false,
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap();
+    accepted(parse(bad, Some(&annotation), &opts()));
+}
+
+#[test]
+fn resources_are_registered_for_ref_and_nothing_is_fetched() {
+    let schema = json!({"type": "object", "properties": {
+        "home": {"$ref": "https://example.com/address.json"},
+        "work": {"$ref": "https://example.com/address.json#/$defs/office"}
+    }});
+    // Without the document the schema cannot be built, and says which document is missing.
+    let e = CompiledSchema::from_value(schema.clone()).unwrap_err();
+    assert!(
+        e.to_string().contains("https://example.com/address.json"),
+        "{e}"
+    );
+    let address = json!({"type": "object", "required": ["city"],
+        "properties": {"city": {"type": "string"}},
+        "$defs": {"office": {"type": "object", "required": ["floor"]}}});
+    let compiled = CompiledSchema::with_options(
+        schema,
+        SchemaOptions {
+            resources: vec![("https://example.com/address.json".into(), address)],
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap();
+    accepted(parse(
+        r#"{"home": {"city": "Paris"}, "work": {"floor": 3}}"#,
+        Some(&compiled),
+        &opts(),
+    ));
+    let r = failed(parse(
+        r#"{"home": {}, "work": {}}"#,
+        Some(&compiled),
+        &opts(),
+    ));
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(got, vec!["/home", "/work"]);
+    // Bare words follow $ref into a resource too.
+    let bare = CompiledSchema::with_options(
+        json!({"$ref": "https://example.com/city.json"}),
+        SchemaOptions {
+            resources: vec![(
+                "https://example.com/city.json".into(),
+                json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+            )],
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap();
+    let (value, _) = accepted(parse("{city: Paris}", Some(&bare), &opts()));
+    assert_eq!(value, json!({"city": "Paris"}));
+}
+
+#[test]
+fn the_cache_keeps_schemas_with_other_options_apart() {
+    let mut cache = SchemaCache::default();
+    let schema = json!({"type": "string", "format": "email"});
+    let asserted = cache.get_or_compile_value(schema.clone()).unwrap();
+    let again = cache
+        .get_or_compile_with(schema.clone(), SchemaOptions::default())
+        .unwrap();
+    let annotation = cache
+        .get_or_compile_with(
+            schema,
+            SchemaOptions {
+                formats: false,
+                ..SchemaOptions::default()
+            },
+        )
+        .unwrap();
+    assert!(Arc::ptr_eq(&asserted, &again));
+    assert!(!Arc::ptr_eq(&asserted, &annotation));
+    assert!(asserted.validate(&json!("nope")).is_some());
+    assert_eq!(annotation.validate(&json!("nope")), None);
 }

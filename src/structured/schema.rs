@@ -20,7 +20,8 @@ pub struct SchemaOptions {
     /// `false` it is an annotation only, as the 2020-12 default has it. Default `true`.
     pub formats: bool,
     /// Documents `$ref` may name, by URI. Nothing is ever fetched: a `$ref` to a document that
-    /// is not here fails the compile, saying which.
+    /// is not here fails the compile, saying which. A document without `$schema` is read in
+    /// the draft of the schema that refers to it.
     pub resources: Vec<(String, Value)>,
 }
 
@@ -68,9 +69,15 @@ fn compile(value: &Value, options: &SchemaOptions) -> Result<jsonschema::Validat
     let registry = if options.resources.is_empty() {
         None
     } else {
+        // A document without `$schema` is read in the draft of the schema that refers to it.
+        let mut draft = jsonschema::Draft::default().detect(value);
+        if draft == jsonschema::Draft::Unknown {
+            draft = jsonschema::Draft::default();
+        }
         let mut builder = jsonschema::Registry::new();
         for (uri, doc) in &options.resources {
-            builder = builder.add(uri, doc).map_err(|e| SchemaError {
+            let resource = draft.detect(doc).create_resource_ref(doc);
+            builder = builder.add(uri, resource).map_err(|e| SchemaError {
                 path: String::new(),
                 message: format!("resource {uri:?}: {e}"),
             })?;
