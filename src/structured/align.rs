@@ -11,13 +11,11 @@
 //! Each candidate costs one strict parse into a tree (the scanner's pass for a repaired one
 //! comes on top) and one validation; nothing is parsed twice.
 
-use std::ops::ControlFlow;
-
 use serde_json::Value;
 
 use super::coerce::coerce;
 use super::fix::{Fix, FixList};
-use super::repair::{each_candidate, Candidate, PathSeg};
+use super::repair::{each_candidate, Candidate, PathSeg, Verdict};
 use super::subschema::Views;
 use super::{CompiledSchema, FailureReport, Parsed};
 
@@ -35,23 +33,33 @@ pub(crate) fn choose(
     let mut repaired: Vec<(Candidate, Value)> = Vec::new();
     let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
         let Ok(value) = serde_json::from_str::<Value>(&candidate.text) else {
-            return ControlFlow::Continue(());
+            return Verdict::NotJson;
         };
         if !bare_words_fit(schema, &candidate.bare_words) {
-            return ControlFlow::Continue(());
+            return Verdict::Next;
         }
         if !candidate.strict {
             repaired.push((candidate, value));
-            return ControlFlow::Continue(());
+            return Verdict::Next;
         }
-        match accept(value, candidate.text, &candidate.fixes, schema, coerce) {
+        let report_wanted = first_strict.is_none();
+        match accept(
+            value,
+            candidate.text,
+            &candidate.fixes,
+            schema,
+            coerce,
+            report_wanted,
+        ) {
             Ok(parsed) => {
                 found = Some(parsed);
-                ControlFlow::Break(())
+                Verdict::Stop
             }
             Err(report) => {
-                first_strict.get_or_insert(report);
-                ControlFlow::Continue(())
+                if let Some(report) = report {
+                    first_strict.get_or_insert(report);
+                }
+                Verdict::Next
             }
         }
     });
@@ -63,10 +71,20 @@ pub(crate) fn choose(
     }
     let mut first_repaired = None;
     for (candidate, value) in repaired {
-        match accept(value, candidate.text, &candidate.fixes, schema, coerce) {
+        let report_wanted = first_strict.is_none() && first_repaired.is_none();
+        match accept(
+            value,
+            candidate.text,
+            &candidate.fixes,
+            schema,
+            coerce,
+            report_wanted,
+        ) {
             Ok(parsed) => return parsed,
             Err(report) => {
-                first_repaired.get_or_insert(report);
+                if let Some(report) = report {
+                    first_repaired.get_or_insert(report);
+                }
             }
         }
     }
@@ -101,6 +119,7 @@ pub(crate) fn strict_failed(
         &FixList::default(),
         Some(schema),
         coerce,
+        false,
     ) {
         return parsed;
     }
@@ -108,7 +127,7 @@ pub(crate) fn strict_failed(
         let mut base = FixList::default();
         base.add(Fix::StringEncodedJson);
         let parsed = match serde_json::from_str::<Value>(&inner) {
-            Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce).ok(),
+            Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce, false).ok(),
             Err(e) => {
                 let syntax = FailureReport::single(
                     super::FailureKind::JsonSyntax,
@@ -139,7 +158,7 @@ fn whole_reply_as_scalar(raw: &str, schema: &CompiledSchema) -> Option<Parsed> {
     let text = raw.trim();
     let value = Value::String(text.to_string());
     let (aligned, fixes) = coerce(&value, schema)?;
-    if schema.validate(&aligned).is_some() {
+    if !schema.is_valid(&aligned) {
         return None;
     }
     let text = serde_json::to_string(&aligned).ok()?;
@@ -160,24 +179,26 @@ fn prefix_fix(parsed: Parsed, fix: Fix) -> Parsed {
     }
 }
 
-/// The candidate as the answer when it passes the schema (after coercion, if asked); else
-/// the issues of the value as it was.
+/// The candidate as the answer when it passes the schema (after coercion, if asked); else,
+/// when `report` asks for it, the issues of the value as it was (listing them costs more than
+/// the yes/no, and only the first failing candidate's are reported).
 fn accept(
     value: Value,
     text: String,
     fixes: &FixList,
     schema: Option<&CompiledSchema>,
     coerce_on: bool,
-) -> Result<Parsed, FailureReport> {
+    report: bool,
+) -> Result<Parsed, Option<FailureReport>> {
     let Some(schema) = schema else {
         return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
     };
-    let Some(report) = schema.validate(&value) else {
+    if schema.is_valid(&value) {
         return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
-    };
+    }
     if coerce_on {
         if let Some((aligned, more)) = coerce(&value, schema) {
-            if schema.validate(&aligned).is_none() {
+            if schema.is_valid(&aligned) {
                 let mut all = fixes.clone();
                 all.extend(more.iter());
                 let text = serde_json::to_string(&aligned).unwrap_or(text);
@@ -185,7 +206,7 @@ fn accept(
             }
         }
     }
-    Err(report)
+    Err(report.then(|| schema.validate(&value)).flatten())
 }
 
 /// Whether the schema expects a string at every place a bare word was quoted.

@@ -170,6 +170,11 @@ impl CompiledSchema {
         &self.canonical
     }
 
+    /// Whether `instance` passes, without listing why not (the cheap check candidates use).
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.validator.is_valid(instance)
+    }
+
     /// Every violation, each with its JSON Pointer path; `None` when valid.
     pub fn validate(&self, instance: &Value) -> Option<FailureReport> {
         if self.validator.is_valid(instance) {

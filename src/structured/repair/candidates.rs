@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 
 use super::regions::{outside_fix, regions, Kind, Region};
 use super::scanner::{Scan, ScanError, Scanned, Scanner};
-use super::strict::{is_strict_json, StrictJson};
+use super::strict::StrictJson;
 use super::PathSeg;
 use crate::structured::fix::{Fix, FixList};
 
@@ -34,6 +34,18 @@ pub(crate) struct Candidate {
     pub(crate) bare_words: Vec<Vec<PathSeg>>,
 }
 
+/// What the consumer made of a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The answer: stop the search.
+    Stop,
+    /// Go on with the next candidate.
+    Next,
+    /// The text is not strict JSON after all (a fence's content is offered as it is and only
+    /// the consumer's own parse tells): read that region with the scanner instead.
+    NotJson,
+}
+
 /// Input the scanner refuses outright (nested deeper than serde_json allows): no candidate of
 /// the reply may be used, not even one before it.
 #[derive(Debug, PartialEq, Eq)]
@@ -44,7 +56,7 @@ pub(crate) struct TooDeep;
 pub(crate) fn each_candidate(
     text: &str,
     allow_bare: bool,
-    visit: &mut dyn FnMut(Candidate) -> ControlFlow<()>,
+    visit: &mut dyn FnMut(Candidate) -> Verdict,
 ) -> Result<(), TooDeep> {
     if let Some(decoded) = escaped_json(text) {
         let mut base = FixList::default();
@@ -71,7 +83,7 @@ impl<'t> Reader<'t> {
         }
     }
 
-    fn read(&mut self, visit: &mut dyn FnMut(Candidate) -> ControlFlow<()>) -> Result<(), TooDeep> {
+    fn read(&mut self, visit: &mut dyn FnMut(Candidate) -> Verdict) -> Result<(), TooDeep> {
         for region in regions(self.text) {
             if self.region(region, visit)?.is_break() {
                 break;
@@ -83,7 +95,7 @@ impl<'t> Reader<'t> {
     fn region(
         &mut self,
         region: Region,
-        visit: &mut dyn FnMut(Candidate) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(Candidate) -> Verdict,
     ) -> Result<ControlFlow<()>, TooDeep> {
         let body = self.text.get(region.start..region.end).unwrap_or("");
         let bytes = self.text.as_bytes();
@@ -102,16 +114,22 @@ impl<'t> Reader<'t> {
             base.add(Fix::SurroundingProse);
         }
         if region.kind != Kind::Prose {
-            // A whole reply is never strict here: the callers take that path first.
+            // A fence's content as it is: the consumer's own parse (one pass) says whether it is
+            // strict JSON. A whole reply is never strict here: the callers take that path first.
             let trimmed = body.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
             let fence = matches!(region.kind, Kind::Fence { .. });
-            if fence && !trimmed.is_empty() && is_strict_json(trimmed) {
-                return Ok(visit(Candidate {
+            if fence && !trimmed.is_empty() {
+                let verdict = visit(Candidate {
                     text: trimmed.to_owned(),
-                    fixes: base,
+                    fixes: base.clone(),
                     strict: true,
                     bare_words: Vec::new(),
-                }));
+                });
+                match verdict {
+                    Verdict::Stop => return Ok(ControlFlow::Break(())),
+                    Verdict::Next => return Ok(ControlFlow::Continue(())),
+                    Verdict::NotJson => {}
+                }
             }
             let mut scanner = Scanner::new(body, self.allow_bare);
             match twice(&mut scanner, &mut |s| s.scan_sequence()) {
@@ -136,7 +154,7 @@ impl<'t> Reader<'t> {
         &mut self,
         body: &str,
         base: &FixList,
-        visit: &mut dyn FnMut(Candidate) -> ControlFlow<()>,
+        visit: &mut dyn FnMut(Candidate) -> Verdict,
     ) -> Result<ControlFlow<()>, TooDeep> {
         let bytes = body.as_bytes();
         let mut scanner = Scanner::new(body, self.allow_bare);
@@ -194,7 +212,7 @@ impl<'t> Reader<'t> {
                     bytes.get(scanner.past_blank(end)),
                     Some(b',' | b':' | b']' | b'}')
                 );
-            if visit(candidate).is_break() {
+            if visit(candidate) == Verdict::Stop {
                 return Ok(ControlFlow::Break(()));
             }
             if continues {
@@ -227,7 +245,7 @@ fn twice(
 fn sequence(
     scanned: Scanned,
     base: &FixList,
-    visit: &mut dyn FnMut(Candidate) -> ControlFlow<()>,
+    visit: &mut dyn FnMut(Candidate) -> Verdict,
 ) -> ControlFlow<()> {
     // Only separators, blanks and comments around strict values: as good as strict.
     let strict = scanned
@@ -236,12 +254,15 @@ fn sequence(
         .all(|f| matches!(f, Fix::NewlineDelimited | Fix::Comment));
     let mut fixes = base.clone();
     fixes.extend(scanned.fixes.iter());
-    visit(Candidate {
+    let all = Candidate {
         text: scanned.text,
-        fixes: fixes.clone(),
+        fixes,
         strict,
         bare_words: scanned.bare_words.clone(),
-    })?;
+    };
+    if visit(all) == Verdict::Stop {
+        return ControlFlow::Break(());
+    }
     let mut one = base.clone();
     one.add(Fix::SurroundingProse);
     one.extend(scanned.fixes.iter().filter(|&f| f != Fix::NewlineDelimited));
@@ -252,12 +273,15 @@ fn sequence(
             .filter(|p| p.first() == Some(&PathSeg::Index(i)))
             .map(|p| p.get(1..).unwrap_or_default().to_vec())
             .collect();
-        visit(Candidate {
+        let each = Candidate {
             text,
             fixes: one.clone(),
             strict,
             bare_words,
-        })?;
+        };
+        if visit(each) == Verdict::Stop {
+            return ControlFlow::Break(());
+        }
     }
     ControlFlow::Continue(())
 }

@@ -93,11 +93,9 @@ mod strings;
 #[cfg(test)]
 mod tests;
 
-use std::ops::ControlFlow;
-
 pub use super::fix::Fix;
 pub use candidates::MAX_CANDIDATES;
-pub(crate) use candidates::{each_candidate, Candidate};
+pub(crate) use candidates::{each_candidate, Candidate, Verdict};
 pub(crate) use strict::is_strict_json;
 
 /// Strict JSON text and the kinds of fix that produced it.
@@ -140,16 +138,16 @@ pub fn repair_json(text: &str) -> Option<Repaired> {
     let mut strict = None;
     let mut repaired = None;
     let search = each_candidate(text, false, &mut |candidate| {
-        // The scanner copies numbers as written: `1e400` still fails here.
-        if candidate.strict {
-            if is_strict_json(&candidate.text) {
-                strict = Some(candidate);
-                return ControlFlow::Break(());
-            }
-        } else if repaired.is_none() && is_strict_json(&candidate.text) {
-            repaired = Some(candidate);
+        // Also what the scanner wrote: it copies numbers as written, and `1e400` fails here.
+        if !is_strict_json(&candidate.text) {
+            return Verdict::NotJson;
         }
-        ControlFlow::Continue(())
+        if candidate.strict {
+            strict = Some(candidate);
+            return Verdict::Stop;
+        }
+        repaired.get_or_insert(candidate);
+        Verdict::Next
     });
     if search.is_err() {
         return None;
