@@ -446,3 +446,71 @@ fn the_cache_keeps_schemas_with_other_options_apart() {
     assert!(asserted.validate(&json!("nope")).is_some());
     assert_eq!(annotation.validate(&json!("nope")), None);
 }
+
+#[test]
+fn formats_across_drafts_and_unknown_formats() {
+    let off = SchemaOptions {
+        formats: false,
+        ..SchemaOptions::default()
+    };
+    // A format this build does not check (custom, or idn-*) is ignored, not a compile error.
+    for schema in [
+        json!({"type": "string", "format": "phone"}),
+        json!({"type": "string", "format": "idn-email"}),
+    ] {
+        let compiled = CompiledSchema::from_value(schema).unwrap();
+        assert_eq!(compiled.validate(&json!("anything")), None);
+    }
+    // Draft 7 asserts formats by its own rules; formats: false makes them annotations there too,
+    // and a property named "format" is still a property.
+    let draft7 = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["format"],
+        "properties": {"format": {"type": "string"}, "at": {"format": "date"}}
+    });
+    let asserted = CompiledSchema::from_value(draft7.clone()).unwrap();
+    assert!(asserted
+        .validate(&json!({"format": "x", "at": "soon"}))
+        .is_some());
+    let annotation = CompiledSchema::with_options(draft7, off.clone()).unwrap();
+    assert_eq!(
+        annotation.validate(&json!({"format": "x", "at": "soon"})),
+        None
+    );
+    assert!(
+        annotation.validate(&json!({"at": "soon"})).is_some(),
+        "required still holds"
+    );
+    // 2019-09 asserts with the default too.
+    let s2019 =
+        json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "format": "email"});
+    assert!(CompiledSchema::from_value(s2019.clone())
+        .unwrap()
+        .validate(&json!("nope"))
+        .is_some());
+    assert_eq!(
+        CompiledSchema::with_options(s2019, off)
+            .unwrap()
+            .validate(&json!("nope")),
+        None
+    );
+    // The user's schema is kept as written (prompts quote it).
+    let schema = json!({"type": "string", "format": "email"});
+    let compiled = CompiledSchema::from_value(schema.clone()).unwrap();
+    assert_eq!(compiled.value(), &schema);
+}
+
+#[test]
+fn a_broken_resource_is_named_in_the_error() {
+    let e = CompiledSchema::with_options(
+        json!({"$ref": "https://example.com/a.json"}),
+        SchemaOptions {
+            resources: vec![("https://example.com/a.json".into(), json!({"type": 5}))],
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("https://example.com/a.json"), "{e}");
+    assert_eq!(e.path, "/type");
+}

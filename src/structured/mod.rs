@@ -13,6 +13,7 @@ mod coerce;
 pub mod fix;
 pub mod repair;
 pub mod schema;
+mod schema_doc;
 mod subschema;
 
 use serde::{Deserialize, Serialize};

@@ -21,7 +21,7 @@ pub struct SchemaOptions {
     pub formats: bool,
     /// Documents `$ref` may name, by URI. Nothing is ever fetched: a `$ref` to a document that
     /// is not here fails the compile, saying which. A document without `$schema` is read in
-    /// the draft of the schema that refers to it.
+    /// the draft of the schema that refers to it (it is embedded in it: `schema_doc.rs`).
     pub resources: Vec<(String, Value)>,
 }
 
@@ -62,41 +62,36 @@ pub struct CompiledSchema {
     resources: Vec<(String, Value)>,
 }
 
-/// The one call into jsonschema's builder. Keep it the only one, and non-generic: each call
-/// site of `jsonschema::options()…build()` instantiates its generic compiler again (+254 KB of
-/// wasm was measured for a second one).
+/// The one call into jsonschema: `validator_for`, which is not generic, so jsonschema's
+/// compiler exists once in the wasm (calling the generic `jsonschema::options()…build()` from
+/// here instantiated it a second time: +880 KB raw, +290 KB gzip). Options travel inside the
+/// document (`schema_doc.rs`).
 fn compile(value: &Value, options: &SchemaOptions) -> Result<jsonschema::Validator, SchemaError> {
-    let registry = if options.resources.is_empty() {
-        None
-    } else {
-        // A document without `$schema` is read in the draft of the schema that refers to it.
-        let mut draft = jsonschema::Draft::default().detect(value);
-        if draft == jsonschema::Draft::Unknown {
-            draft = jsonschema::Draft::default();
+    let rewritten = super::schema_doc::document(value, options);
+    let document = rewritten.as_ref().unwrap_or(value);
+    jsonschema::validator_for(document).map_err(|e| {
+        let path = e.instance_path().as_str().to_string();
+        let message = e.to_string();
+        // A problem inside an embedded resource names the resource, not where it was put.
+        match resource_at(&path, options) {
+            Some((uri, rest)) => SchemaError {
+                path: rest,
+                message: format!("resource {uri:?}: {message}"),
+            },
+            None => SchemaError { path, message },
         }
-        let mut builder = jsonschema::Registry::new();
-        for (uri, doc) in &options.resources {
-            let resource = draft.detect(doc).create_resource_ref(doc);
-            builder = builder.add(uri, resource).map_err(|e| SchemaError {
-                path: String::new(),
-                message: format!("resource {uri:?}: {e}"),
-            })?;
-        }
-        Some(builder.prepare().map_err(|e| SchemaError {
-            path: String::new(),
-            message: format!("resources: {e}"),
-        })?)
-    };
-    let mut builder = jsonschema::options()
-        .should_validate_formats(options.formats)
-        .offline();
-    if let Some(registry) = &registry {
-        builder = builder.with_registry(registry);
-    }
-    builder.build(value).map_err(|e| SchemaError {
-        path: e.instance_path().as_str().to_string(),
-        message: e.to_string(),
     })
+}
+
+/// The resource an error path points into, and the path inside it.
+fn resource_at<'o>(path: &str, options: &'o SchemaOptions) -> Option<(&'o str, String)> {
+    let key = super::schema_doc::RESOURCE_KEY;
+    let at = path.find(key)?;
+    let rest = path.get(at + key.len()..)?;
+    let digits = rest.find('/').unwrap_or(rest.len());
+    let index: usize = rest.get(..digits)?.parse().ok()?;
+    let (uri, _) = options.resources.get(index)?;
+    Some((uri.as_str(), rest.get(digits..).unwrap_or("").to_string()))
 }
 
 /// The schema itself was not valid JSON or not a valid JSON Schema.
