@@ -275,10 +275,18 @@ impl Drop for JsSchema {
     }
 }
 
+impl JsSchema {
+    /// `new Schema(schema)` with the default options (what Rust-side tests call).
+    pub fn new(schema: JsValue) -> Result<JsSchema, JsValue> {
+        JsSchema::construct(schema, JsValue::UNDEFINED)
+    }
+}
+
 #[wasm_bindgen(js_class = Schema)]
 impl JsSchema {
+    /// `new Schema(schema, { formats, resources })`.
     #[wasm_bindgen(constructor)]
-    pub fn new(schema: JsValue, options: JsValue) -> Result<JsSchema, JsValue> {
+    pub fn construct(schema: JsValue, options: JsValue) -> Result<JsSchema, JsValue> {
         let compiled = match schema_options(&options)? {
             None => schema_arg(&schema, "schema")?,
             Some(options) => compile_with(schema_value(&schema, "schema")?, options, "schema")?,

@@ -150,9 +150,15 @@ test('buildRepairPrompt: schema, issues, quoting, truncation by code points, loc
 
 test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () => {
   const big = 'x'.repeat(10 * 1024 * 1024);
-  const r1 = parseStructured({ type: 'string' }, big);
+  const r1 = parseStructured({ type: 'number' }, big);
   assert.equal(r1.ok, false);
   assert.ok(r1.report.kinds.length > 0);
+  // SPEC 9 (issue 11): where the schema's root expects a string, a reply that is one bare word
+  // is that string.
+  const r1s = parseStructured({ type: 'string' }, big);
+  assert.equal(r1s.ok, true);
+  assert.equal(r1s.value.length, big.length);
+  assert.deepEqual(r1s.fixes, ['unquoted-string']);
   const bigJson = JSON.stringify('y'.repeat(10 * 1024 * 1024));
   const r2 = parseStructured({ type: 'string' }, bigJson);
   assert.equal(r2.ok, true);
