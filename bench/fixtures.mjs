@@ -160,18 +160,17 @@ export const PROMPT = Object.freeze({
 
 /**
  * A reply with three ```json fences of about `bytes / 3` each and prose between them, the
- * schema-aligned parsing case (issue 11): the first two hold JSON the order schema rejects
- * (a draft without `items`, then the items alone as a list), the third the order. With
- * `first: true` the order comes first instead. Returns the reply and the order's own text.
+ * schema-aligned parsing case (issue 11): the first two hold orders the order schema rejects
+ * (a status it does not list, then an id that is a number), the third the valid order. With
+ * `first: true` the valid order comes first instead. Returns the reply and the order's text.
  */
 export function threeFenceReply(bytes, { first = false } = {}) {
-  const third = orderText(Math.floor(bytes / 3) - 80);
-  const o = JSON.parse(third);
-  const { items, ...draft } = o;
-  const blocks = [JSON.stringify({ ...draft, draft: true }, null, 1), JSON.stringify(items), third];
+  const valid = orderText(Math.floor(bytes / 3) - 60);
+  const o = JSON.parse(valid);
+  const blocks = [JSON.stringify({ ...o, status: 'draft' }), JSON.stringify({ ...o, id: 7 }), valid];
   if (first) blocks.unshift(blocks.pop());
   const fence = (b) => '```json\n' + b + '\n```';
-  const reply = `Here is a draft first:\n${fence(blocks[0])}\nThe items alone:\n${fence(blocks[1])}\n` +
+  const reply = `Here is a draft first:\n${fence(blocks[0])}\nThen another try:\n${fence(blocks[1])}\n` +
     `And the order you asked for:\n${fence(blocks[2])}\nLet me know if anything is missing.`;
-  return { reply, order: third };
+  return { reply, order: valid };
 }

@@ -410,6 +410,12 @@ for (const s of ['2k', '50k']) {
   const vs = ratio(`repair.${s}.jsonrepair`, `repair.${s}.selfheal`);
   goal(`repairJson ${s}: ≥ 3× faster than jsonrepair`, vs, vs >= 3, `${vs?.toFixed(2)}× faster`);
 }
+{
+  const third = ns('candidates.15k.third');
+  const chosen = ns('candidates.ref.chosen');
+  goal('candidate search: 3 fences cost ≤ the chosen block + one parse per other block (≤ 3× it)',
+    third, third <= 3 * chosen, `${(third / chosen).toFixed(2)}× the chosen block alone`);
+}
 goal('next() on the transient path ≤ 2 µs', ns('loop.next.transient'), ns('loop.next.transient') <= 2000, fmtTime(ns('loop.next.transient') ?? NaN));
 goal('new RepairLoop + next() ≤ 30 µs (small schema reused)', ns('loop.new+next.city'), ns('loop.new+next.city') <= 30000, fmtTime(ns('loop.new+next.city') ?? NaN));
 goal('new RepairLoop + next() ≤ 30 µs (order schema reused, 0.5 KB reply)', ns('loop.new+next.order'), ns('loop.new+next.order') <= 30000, fmtTime(ns('loop.new+next.order') ?? NaN));
