@@ -373,3 +373,16 @@ impl OkValue for Parsed {
         }
     }
 }
+
+#[test]
+fn many_bare_words_are_refused_quickly() {
+    let schema = compile(r#"{"type":"array","items":{"type":"string"}}"#);
+    let (value, _) = accepted(parse("[a, b, c]", Some(&schema), &opts()));
+    assert_eq!(value, json!(["a", "b", "c"]));
+    // Past 10,000 bare words the reply is refused rather than checked word by word.
+    let many = format!("[{}]", vec!["w"; 20_000].join(", "));
+    let report = failed(parse(&many, Some(&schema), &opts()));
+    assert_eq!(report.kinds, vec![FailureKind::JsonSyntax]);
+    let some = format!("[{}]", vec!["w"; 9_000].join(", "));
+    assert!(parse(&some, Some(&schema), &opts()).is_ok());
+}

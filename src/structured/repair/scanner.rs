@@ -783,7 +783,10 @@ impl<'a> Scanner<'a> {
     /// line break, `"` or comment, and is quoted. Where it lies is recorded, so that the caller
     /// can check the schema expects a string there.
     pub(super) fn bare_word(&mut self) -> Scan<()> {
-        if !self.allow_bare {
+        // Each one's path is checked against the schema later; past this many the text is not
+        // a value with a few unquoted strings in it, and checking would cost seconds.
+        const MAX_BARE_WORDS: usize = 10_000;
+        if !self.allow_bare || self.bare_words.len() >= MAX_BARE_WORDS {
             return Err(self.invalid());
         }
         let start = self.pos;
