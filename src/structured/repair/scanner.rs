@@ -283,6 +283,8 @@ impl<'a> Scanner<'a> {
                     _ => self.value()?,
                 },
                 State::CommaOrClose => match c {
+                    // A call wraps one value: `f(1, 2)` is not a wrapper but code.
+                    b',' if self.top() == Some(Container::Call) => return Err(self.invalid()),
                     b',' => {
                         self.comma_at = self.out.len();
                         self.out.push(',');

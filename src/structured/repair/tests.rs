@@ -698,3 +698,151 @@ mod properties {
         }
     }
 }
+
+// ---------- the repertoire of issue 11 (SPEC section 9), one test per kind ----------
+
+#[test]
+fn missing_colon_and_value() {
+    check("{\"a\" 1}", "{\"a\": 1}", &[MissingColon]);
+    check("{'a' 'b'}", "{\"a\": \"b\"}", &[SingleQuotes, MissingColon]);
+    check("{\"a\":,\"b\":2}", "{\"a\":null,\"b\":2}", &[MissingValue]);
+    check("{\"a\": }", "{\"a\": null}", &[MissingValue]);
+    none("{\"a\", \"b\": 1}");
+}
+
+#[test]
+fn unescaped_quotes_stay_content() {
+    check(
+        "{\"a\": \"5\" tall\", \"b\": 1}",
+        "{\"a\": \"5\\\" tall\", \"b\": 1}",
+        &[UnescapedQuote],
+    );
+    check(
+        "[\"He is (72\") tall\"]",
+        "[\"He is (72\\\") tall\"]",
+        &[UnescapedQuote],
+    );
+    // A quote before a closer ends the string unless the string opened that bracket and
+    // another quote follows on the line.
+    check("[\"a\" 2]", "[\"a\", 2]", &[MissingComma]);
+}
+
+#[test]
+fn strings_closed_where_their_quote_was_left_out() {
+    check(
+        "{\"time\":\"12:20}",
+        "{\"time\":\"12:20\"}",
+        &[UnclosedString],
+    );
+    check(
+        "{\"a\":\"b,\"c\":\"d\"}",
+        "{\"a\":\"b\",\"c\":\"d\"}",
+        &[UnclosedString],
+    );
+    check(
+        "[\n\"abc,\n\"def\"\n]",
+        "[\n\"abc\",\n\"def\"\n]",
+        &[UnclosedString],
+    );
+}
+
+#[test]
+fn ellipsis() {
+    check("[1, 2, ...]", "[1, 2]", &[Ellipsis, TrailingComma]);
+    check("[1,...,9]", "[1,9]", &[Ellipsis]);
+    check("{\"a\": 1, …}", "{\"a\": 1}", &[Ellipsis, TrailingComma]);
+}
+
+#[test]
+fn string_concatenation() {
+    check("[\"a\" + \"b\"]", "[\"ab\"]", &[StringConcatenation]);
+    check(
+        "{\"g\": 'hello' +\n 'world'}",
+        "{\"g\": \"helloworld\"}",
+        &[SingleQuotes, StringConcatenation],
+    );
+}
+
+#[test]
+fn function_wrappers() {
+    check("callback_1({\"a\": 1});", "{\"a\": 1}", &[FunctionWrapper]);
+    check(
+        "{\"_id\": ObjectId(\"6f\"), \"n\": NumberLong(2)}",
+        "{\"_id\": \"6f\", \"n\": 2}",
+        &[FunctionWrapper],
+    );
+    check(
+        "{\"d\": Decimal('1.5')}",
+        "{\"d\": \"1.5\"}",
+        &[FunctionWrapper, SingleQuotes],
+    );
+    none("[f(1, 2)]");
+}
+
+#[test]
+fn undefined_and_special_whitespace() {
+    check("[undefined]", "[null]", &[UndefinedLiteral]);
+    check(
+        "{\"a\":\u{a0}1,\u{3000}\"b\":2}",
+        "{\"a\": 1, \"b\":2}",
+        &[SpecialWhitespace],
+    );
+}
+
+#[test]
+fn backtick_quotes() {
+    check("{`a`: `b`}", "{\"a\": \"b\"}", &[BacktickQuotes]);
+}
+
+#[test]
+fn numbers() {
+    check("[0789]", "[\"0789\"]", &[LeadingZeros]);
+    check("[.5, 2., 3e]", "[0.5, 2.0, 3e0]", &[NumberFormat]);
+    check("[0.0.1]", "[\"0.0.1\"]", &[InvalidNumber]);
+    check(
+        "{\"at\": 2024-10-18T18:35:22Z}",
+        "{\"at\": \"2024-10-18T18:35:22Z\"}",
+        &[InvalidNumber],
+    );
+    none("[-]");
+    none("[.]");
+}
+
+#[test]
+fn regex_literal() {
+    check("{\"r\": /a+b/}", "{\"r\": \"/a+b/\"}", &[RegexLiteral]);
+}
+
+#[test]
+fn brackets() {
+    check("{\"a\": 2]", "{\"a\": 2}", &[MismatchedBracket]);
+    check(
+        "{\"a\": [1}, \"b\": 2}",
+        "{\"a\": [1], \"b\": 2}",
+        &[MismatchedBracket],
+    );
+    check("{\"a\": 1}}", "{\"a\": 1}", &[RedundantBracket]);
+    check(
+        "[{\"i\":1{\"i\":2}]",
+        "[{\"i\":1},{\"i\":2}]",
+        &[UnclosedBracket, MissingComma],
+    );
+}
+
+#[test]
+fn newline_delimited() {
+    check("1\n2", "[1,\n2]", &[MissingComma, NewlineDelimited]);
+    check(
+        "{}\n{},\n{}",
+        "[{},\n{},\n{}]",
+        &[MissingComma, NewlineDelimited],
+    );
+    // On one line, values need a comma: `{"a":1} {"b":2}` is prose around the first.
+    check("{\"a\":1} {\"b\":2}", "{\"a\":1}", &[SurroundingProse]);
+}
+
+#[test]
+fn escaped_json() {
+    check("{\\\"a\\\": 1}", "{\"a\": 1}", &[EscapedJson]);
+    check("\\\"text\\\"", "\"text\"", &[EscapedJson]);
+}
