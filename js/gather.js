@@ -89,20 +89,82 @@ function headerPairs(h) {
 const enc = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
 const list = (xs) => `[${xs.map(enc).join(',')}]`;
 
+const MAX_BODY_CHARS = 65536; // a JSON body quoted in a message or sent as text is parsed up to this size
+
+/** An error body given as JSON text (Mistral's SDK `body`, the AI SDK's `responseBody`), parsed. */
+function parseBody(text) {
+  if (typeof text !== 'string' || text.length > MAX_BODY_CHARS) return undefined;
+  const t = text.trim();
+  if (!t.startsWith('{') || !t.endsWith('}')) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * JSON text of `[present, name, className, status[], types[], codes[], messages[], headers[]]`
- * (`headers` as `[name, value]` pairs). Built by hand: `JSON.stringify` of the same thing as an
- * object costs more than all the reads together.
+ * The JSON object a message ends with, parsed: `@google/genai` throws `ApiError` whose message is
+ * the body's JSON, Vertex AI's `ClientError` says `got status: 429 Too Many Requests. {...}`.
+ */
+function quotedBody(message) {
+  if (typeof message !== 'string' || message.length > MAX_BODY_CHARS) return undefined;
+  const open = message.indexOf('{');
+  return open < 0 ? undefined : parseBody(message.slice(open));
+}
+
+const isHttpStatus = (v) => typeof v === 'number' && Number.isInteger(v) && v >= 400 && v <= 599;
+
+/**
+ * Where the value may keep its provider's error body, after the thrown value itself: `body`
+ * (Cohere's SDK; Mistral's as text), `data` (the AI SDK's APICallError), `response.data` (axios),
+ * `responseBody` (the AI SDK, as text), and a JSON body quoted in the message.
+ */
+function bodies(error, response, message) {
+  const out = [];
+  // The common case (a status, a network error): nothing to parse, nothing allocated past `out`.
+  for (const b of [get(error, 'body'), get(error, 'data'), get(response, 'data')]) {
+    const parsed = typeof b === 'string' ? parseBody(b) : b;
+    if (isObj(parsed)) out.push(parsed);
+  }
+  const text = parseBody(get(error, 'responseBody'));
+  if (isObj(text)) out.push(text);
+  const quoted = quotedBody(message);
+  if (isObj(quoted)) out.push(quoted);
+  return out;
+}
+
+/** Moderation metadata (OpenRouter: `{reasons: [...], flagged_input: "..."}`). */
+function flagged(metadata) {
+  if (!isObj(metadata)) return false;
+  if (typeof get(metadata, 'flagged_input') === 'string') return true;
+  try {
+    return Array.isArray(get(metadata, 'reasons'));
+  } catch {
+    return false; // a revoked Proxy
+  }
+}
+
+/**
+ * JSON text of `{present, name, className, status, bodyStatus, statusTexts, types, codes,
+ * messages, causeNames, retryable, overloaded, flagged, headers}` (`headers` as `[name, value]`
+ * pairs), the `Gathered` record of src/wasm/read.rs; fields that are empty, false or null are
+ * left out (they are the decoder's defaults), so a plain `{status: 503}` crosses as
+ * `{"present":true,"className":"Object","status":[503]}`. Built by hand: `JSON.stringify` of
+ * the same object costs more than all the reads together.
  */
 export function gatherError(error) {
-  if (error === null || error === undefined) return '[false,null,null,[],[],[],[],[]]';
+  if (error === null || error === undefined) return NOTHING;
   if (typeof error === 'string') {
-    return `[true,null,null,[],[],[],[${enc(wellFormed(error))}],[]]`; // threw a bare string
+    return record({ present: true, messages: [wellFormed(error)] }); // threw a bare string
   }
   const status = [];
+  const bodyStatus = [];
+  const statusTexts = [];
   const types = [];
   const codes = [];
   const messages = [];
+  const causeNames = [];
   const inner = get(error, 'error');
   const inner2 = get(inner, 'error');
   const response = get(error, 'response');
@@ -110,16 +172,27 @@ export function gatherError(error) {
 
   const name = str(get(error, 'name'));
   const className = str(get(get(error, 'constructor'), 'name'));
-  pushScalar(status, get(error, 'status'));
+  const ownStatus = get(error, 'status');
+  pushScalar(status, ownStatus);
   pushScalar(status, get(error, 'statusCode'));
   pushScalar(status, get(response, 'status'));
+  pushScalar(status, get(get(error, '$metadata'), 'httpStatusCode')); // the AWS SDK
+  pushStr(statusTexts, ownStatus); // Vertex AI's GoogleApiError: status "RESOURCE_EXHAUSTED"
+  pushStr(statusTexts, get(inner, 'status'));
+  pushStr(statusTexts, get(inner2, 'status'));
   pushStr(types, get(inner, 'type'));
   pushStr(types, get(inner2, 'type'));
   pushStr(types, get(error, 'type'));
-  pushScalar(codes, get(error, 'code'));
+  const code = get(error, 'code');
+  pushScalar(codes, code);
   pushScalar(codes, get(cause, 'code'));
-  pushScalar(codes, get(inner, 'code'));
-  pushScalar(codes, get(inner2, 'code'));
+  const innerCode = get(inner, 'code');
+  pushScalar(codes, innerCode);
+  const inner2Code = get(inner2, 'code');
+  pushScalar(codes, inner2Code);
+  if (isHttpStatus(code)) bodyStatus.push(code);
+  if (isHttpStatus(innerCode)) bodyStatus.push(innerCode);
+  if (isHttpStatus(inner2Code)) bodyStatus.push(inner2Code);
   // Deeper causes, after the places SPEC lists: undici hides the socket error two levels down
   // (SDK error -> TypeError('fetch failed') -> SocketError).
   let deeper = get(cause, 'cause');
@@ -127,20 +200,65 @@ export function gatherError(error) {
     pushScalar(codes, get(deeper, 'code'));
     deeper = get(deeper, 'cause');
   }
-  pushStr(messages, get(error, 'message'));
+  const message = get(error, 'message');
+  pushStr(messages, message);
   pushStr(messages, get(inner, 'message'));
   pushStr(messages, get(inner2, 'message'));
+  pushStr(types, get(error, '__type')); // AWS JSON protocol
+  let isFlagged = flagged(get(error, 'metadata')) || flagged(get(inner, 'metadata')) || flagged(get(inner2, 'metadata'));
+  // Provider bodies kept elsewhere on the value (see `bodies`): their words come after SPEC's.
+  for (const body of bodies(error, response, message)) {
+    const envelope = get(body, 'error');
+    for (const b of [body, envelope]) {
+      pushStr(statusTexts, get(b, 'status'));
+      pushStr(types, get(b, 'type'));
+      pushStr(types, get(b, '__type'));
+      const c = get(b, 'code');
+      pushScalar(codes, c);
+      if (isHttpStatus(c)) bodyStatus.push(c);
+      pushStr(messages, get(b, 'message'));
+      isFlagged = isFlagged || flagged(get(b, 'metadata'));
+    }
+  }
+  pushStr(causeNames, get(cause, 'name'));
+  pushStr(causeNames, get(get(cause, 'cause'), 'name'));
+  pushStr(causeNames, get(get(error, 'reason'), 'name'));
   const h = get(error, 'headers');
-  const headers = headerPairs(isObj(h) ? h : get(response, 'headers'));
-  return (
-    `[true,${name === null ? 'null' : enc(name)},${className === null ? 'null' : enc(className)},` +
-    `${list(status)},${list(types)},${list(codes)},${list(messages)},` +
-    `[${headers.map(([k, v]) => `[${enc(k)},${enc(v)}]`).join(',')}]]`
-  );
+  const r = get(response, 'headers');
+  const headers = headerPairs(isObj(h) ? h : isObj(r) ? r : get(error, 'responseHeaders'));
+  return record({
+    present: true, name, className, status, bodyStatus, statusTexts, types, codes, messages, causeNames,
+    retryable: get(error, 'retryable') === true, overloaded: get(error, 'overloaded') === true,
+    flagged: isFlagged, headers,
+  });
 }
 
+/** The JSON text of a gathered record, without its empty, false and null fields. */
+function record(g) {
+  let out = g.present ? '"present":true' : '';
+  const add = (key, text) => {
+    out += `${out === '' ? '' : ','}"${key}":${text}`;
+  };
+  if (typeof g.name === 'string') add('name', enc(g.name));
+  if (typeof g.className === 'string') add('className', enc(g.className));
+  if (g.status?.length) add('status', list(g.status));
+  if (g.bodyStatus?.length) add('bodyStatus', list(g.bodyStatus));
+  if (g.statusTexts?.length) add('statusTexts', list(g.statusTexts));
+  if (g.types?.length) add('types', list(g.types));
+  if (g.codes?.length) add('codes', list(g.codes));
+  if (g.messages?.length) add('messages', list(g.messages));
+  if (g.causeNames?.length) add('causeNames', list(g.causeNames));
+  if (g.retryable) add('retryable', 'true');
+  if (g.overloaded) add('overloaded', 'true');
+  if (g.flagged) add('flagged', 'true');
+  if (g.headers?.length) add('headers', `[${g.headers.map(([k, v]) => `[${enc(k)},${enc(v)}]`).join(',')}]`);
+  return `{${out}}`;
+}
+
+const NOTHING = record({ present: false });
+
 /**
- * How `next(outcome)` starts, in one call: `[costUsd, ...gatherError(error)]` for an outcome
+ * How `next(outcome)` starts, in one call: `{"costUsd": n, "error": gatherError(error)}` for an outcome
  * `{kind: "error", error, costUsd?}` whose cost is absent, null or a finite number >= 0; the
  * kind itself for "reply", "rejected" and "invalid" (read once, so the Rust side does not read
  * it again); "" for anything else (not an object, a getter that throws, another kind, a bad
@@ -161,5 +279,5 @@ export function gatherErrorOutcome(outcome) {
   }
   if (cost === undefined || cost === null) cost = 0;
   else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return '';
-  return `[${String(cost)},${gatherError(error)}]`;
+  return `{"costUsd":${String(cost)},"error":${gatherError(error)}}`;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark (docs/PERFORMANCE.md): the release package in pkg/ (scripts/build.sh: release
-# build + wasm-opt -Oz) against Ajv, @cfworker/json-schema and jsonrepair, in one Node process.
+# build + wasm-opt -Oz) against Ajv, @cfworker/json-schema and jsonrepair, in one Node process,
+# then the sizes, cold start in 21 fresh Node processes (bench/startup.cjs) and a Worker's first
+# request in fresh workerd processes (bench/workerd-cold.mjs), and every goal met or missed.
 #
 #   scripts/bench.sh                   print the table
 #   scripts/bench.sh --json out.json   also save every figure (compare two builds with

@@ -7,6 +7,8 @@
 #                                                        initSync()): "browser" and "default"
 #   pkg/workerd.js                                       js/workerd.js: imports the .wasm as a module
 #                                                        and calls initSync: the "workerd" condition
+#   pkg/ai.*, standard.*, otel.*                         selfheal/ai, /standard, /otel: see
+#                                                        scripts/build-ecosystem.mjs
 #   pkg/package.json                                     js/package.template.json + Cargo.toml metadata
 #
 # One cargo build, wasm-bindgen twice, wasm-opt -Oz from npm's binaryen (wasm-pack cannot download
@@ -65,6 +67,7 @@ fi
 cp js/workerd.js "$stage/workerd.js"
 cp js/heal.mjs "$stage/heal.mjs"
 cp js/heal.d.mts "$stage/heal.d.mts"
+node scripts/build-ecosystem.mjs "$stage"   # selfheal/ai, selfheal/standard, selfheal/otel
 cp js/web.package.json "$stage/web/package.json"
 cp README.md "$stage/README.md"
 # package.json: the template's layout and exports, the crate's name, version and metadata.

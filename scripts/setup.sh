@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install what the project needs, skipping whatever is already there at the right version.
 #   scripts/setup.sh demo   # Rust wasm target, wasm-bindgen, wasm-pack, npm dev tools
-#   scripts/setup.sh test   # the same, plus Chromium + ChromeDriver for browser tests
+#   scripts/setup.sh test   # the same, plus Chromium + ChromeDriver and Firefox ESR + geckodriver
+#                           # for browser tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-test}"
@@ -45,6 +46,18 @@ fi
 if [ "$what" = test ]; then
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     log "installing chromium + chromium-driver"; apt_install chromium chromium-driver
+  fi
+  # Firefox: Debian's firefox-esr, and geckodriver built from crates.io (its release binaries
+  # cannot be downloaded here; wasm-pack test --firefox and tests/packaging/firefox.mjs use it).
+  if [ ! -x /usr/bin/firefox-esr ]; then
+    log "installing firefox-esr"; apt_install firefox-esr
+  fi
+  gecko_want=0.37.1
+  gecko_have=$(geckodriver --version 2>/dev/null | awk 'NR==1{print $2}' || true)
+  if [ "$gecko_have" != "$gecko_want" ]; then
+    log "installing geckodriver $gecko_want (a few minutes)"
+    cargo install -q geckodriver --version "$gecko_want" --locked 2>/dev/null \
+      || cargo install -q geckodriver --version "$gecko_want" --force
   fi
   # CJK fonts, so the ja/zh prompts in the playground screenshots render as text, not boxes.
   if ! dpkg -s fonts-noto-cjk >/dev/null 2>&1; then

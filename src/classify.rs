@@ -4,8 +4,31 @@
 //! value into an [`ErrorInfo`] (a plain description of the fields the table
 //! looks at) and this module decides. Reading is the host layer's job; the
 //! policy lives here so it can be tested natively and read without any glue.
+//!
+//! The table, in order (SPEC section 3 numbers its rules 1 to 9; the
+//! lettered steps are this crate's additions, docs/DESIGN.md says why):
+//!
+//! | step | looks at                                   | decides                                   |
+//! |------|--------------------------------------------|-------------------------------------------|
+//! | 1    | a failed validation                        | repairable / semantic-invalid             |
+//! | R    | the caller's [`ClassifyRule`]s             | the rule's class (signal `rule`)          |
+//! | 2    | nothing given                              | hard-fail / unknown                       |
+//! | 3    | the name: an abort caused by a timeout, `AbortError`, `TimeoutError` | [`providers::WEB_PLATFORM`] |
+//! | 3b   | the official SDKs' connection error classes | transient or aborted                     |
+//! | 4    | `x-should-retry`                           | transient / hard-fail (the status's cause) |
+//! | 4b   | a provider's own words: body status strings, exception names, codes, flags ([`providers::PROVIDERS`]) | that provider's meaning |
+//! | 5    | the HTTP status (or the status an error body carries) | the status table                |
+//! | 6    | the error type without a status            | [`TYPE_TABLE`]                            |
+//! | 7    | network codes                              | transient / timeout or network            |
+//! | 8    | fetch's failure messages, the runtimes' network failures | transient / network         |
+//! | 9    | anything else                              | hard-fail / unknown                       |
 
 use serde::{Deserialize, Serialize};
+
+pub mod providers;
+pub mod rules;
+
+pub use rules::{ClassifyRule, RuleError, StatusMatch};
 
 /// The four classes, each with its own budget in the loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -57,6 +80,9 @@ pub enum Cause {
     ContextOverflow,
     Unsupported,
     Aborted,
+    /// The provider's content filter refused the prompt or the reply: the same prompt would be
+    /// filtered again (Azure OpenAI `content_filter`, OpenRouter moderation, refused stop reasons).
+    ContentFilter,
     JsonSyntax,
     Schema,
     Truncated,
@@ -77,6 +103,8 @@ pub enum Signal {
     Message,
     Validation,
     StopReason,
+    /// One of the caller's [`ClassifyRule`]s matched.
+    Rule,
     None,
 }
 
@@ -116,8 +144,10 @@ pub struct Validation {
 /// What the decision table reads from a thrown or returned error.
 ///
 /// Every field is optional: a field the host layer could not read (absent,
-/// a getter that threw, a revoked `Proxy`) is simply `None`. Candidates are
-/// kept in the order SPEC section 3 lists their paths.
+/// a getter that threw, a revoked `Proxy`) is simply `None` or empty. Candidates
+/// are kept in the order SPEC section 3 lists their paths, then the places this
+/// crate reads beyond it (docs/DESIGN.md "classify"; src/wasm/read.rs and
+/// js/gather.js say exactly where each one comes from).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ErrorInfo {
     /// False when the error itself was `null`/`undefined`.
@@ -126,16 +156,36 @@ pub struct ErrorInfo {
     pub name: Option<String>,
     /// `error.constructor.name`: SDKs name their error classes even where `name` stays "Error".
     pub class_name: Option<String>,
-    /// From `status`, `statusCode`, `response.status`, first found.
+    /// From `status`, `statusCode`, `response.status`, first found; else the AWS SDK's
+    /// `$metadata.httpStatusCode`; else the numeric `code` of an error body
+    /// (`{error: {code: 429}}`, as Google and OpenRouter send it).
     pub status: Option<u16>,
-    /// Header names lower-cased; from `headers` or `response.headers`.
+    /// Header names lower-cased; from `headers` or `response.headers` (or the AI SDK's
+    /// `responseHeaders`).
     pub headers: Vec<(String, String)>,
-    /// From `error.type`, `error.error.type`, `type`, in that order.
+    /// From `error.type`, `error.error.type`, `type`, in that order; then the types in an
+    /// error body (`body`, `data`, `response.data`, a JSON body quoted in the message) and
+    /// AWS's `__type`.
     pub types: Vec<String>,
-    /// From `code`, `cause.code`, `error.code`, `error.error.code`, in that order.
+    /// From `code`, `cause.code`, `error.code`, `error.error.code`, in that order; then deeper
+    /// causes and the codes in an error body.
     pub codes: Vec<String>,
-    /// From `message`, `error.message`, `error.error.message`, in that order.
+    /// From `message`, `error.message`, `error.error.message`, in that order; then the
+    /// messages in an error body.
     pub messages: Vec<String>,
+    /// Google-style status words: `status` when it is a string (`"RESOURCE_EXHAUSTED"`),
+    /// `error.status`, `error.error.status` and the `status` of an error body.
+    pub status_texts: Vec<String>,
+    /// The names of what the error wraps: `cause.name`, `cause.cause.name`, `reason.name`
+    /// (an SDK's abort error whose cause is `AbortSignal.timeout()`'s `TimeoutError`).
+    pub cause_names: Vec<String>,
+    /// `retryable === true`: the Workers runtime marks errors it suggests retrying.
+    pub retryable: bool,
+    /// `overloaded === true`: the Workers runtime marks errors that must not be retried.
+    pub overloaded: bool,
+    /// The error body says the input was flagged by moderation (OpenRouter's
+    /// `metadata.flagged_input` / `metadata.reasons`).
+    pub flagged: bool,
 }
 
 impl ErrorInfo {
@@ -176,6 +226,11 @@ impl ErrorInfo {
             .chain(self.types.iter())
             .any(|c| c == word)
     }
+
+    /// The name or class name is `word` (`"ThrottlingException"`, `"APIUserAbortError"`).
+    fn is_named(&self, word: &str) -> bool {
+        self.name.as_deref() == Some(word) || self.class_name.as_deref() == Some(word)
+    }
 }
 
 const CONTEXT_OVERFLOW_MARKERS: [&str; 3] = [
@@ -191,7 +246,9 @@ const TIMEOUT_CODES: [&str; 4] = [
     "UND_ERR_BODY_TIMEOUT",
 ];
 
-const NETWORK_CODES: [&str; 7] = [
+/// Node's socket errors, undici's, and axios' `ERR_NETWORK` (its `AxiosError` for a request
+/// that got no response: "Network Error").
+const NETWORK_CODES: [&str; 8] = [
     "ECONNRESET",
     "ENOTFOUND",
     "EAI_AGAIN",
@@ -199,20 +256,11 @@ const NETWORK_CODES: [&str; 7] = [
     "EPIPE",
     "ECONNABORTED",
     "UND_ERR_SOCKET",
-];
-
-/// The messages fetch implementations put on the `TypeError` they throw for a
-/// network failure (undici, Chromium, Firefox, Safari, Workers).
-const FETCH_NETWORK_MESSAGES: [&str; 5] = [
-    "fetch failed",
-    "Failed to fetch",
-    "NetworkError when attempting to fetch resource.",
-    "Load failed",
-    "Network connection lost.",
+    "ERR_NETWORK",
 ];
 
 /// Error types without a status (rule 6), as data.
-const TYPE_TABLE: [(&str, ErrorClass, Cause); 8] = [
+pub const TYPE_TABLE: [(&str, ErrorClass, Cause); 8] = [
     ("overloaded_error", ErrorClass::Transient, Cause::Overloaded),
     (
         "rate_limit_error",
@@ -230,62 +278,76 @@ const TYPE_TABLE: [(&str, ErrorClass, Cause); 8] = [
 
 /// Classify an error (and/or a failed validation) at time `now` (ms since the epoch).
 pub fn classify(error: &ErrorInfo, validation: Option<&Validation>, now: f64) -> Classified {
-    let mut c = decide(error, validation);
+    classify_with_rules(error, validation, now, &[])
+}
+
+/// [`classify`] with the caller's rules, checked after a failed validation (rule 1) and
+/// before everything else; the first rule that matches decides the class (signal `rule`).
+/// The rules must have passed [`ClassifyRule::check`].
+pub fn classify_with_rules(
+    error: &ErrorInfo,
+    validation: Option<&Validation>,
+    now: f64,
+    rules: &[ClassifyRule],
+) -> Classified {
+    let mut c = match validation.filter(|v| !v.ok) {
+        Some(v) => failed_validation(v),
+        None => match rules::first_match(rules, error) {
+            Some((index, rule)) => rule.apply(index, decide(error)),
+            None => decide(error),
+        },
+    };
     c.retry_after_ms = retry_after_ms(error, now);
     c
 }
 
-fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
+/// Rule 1: a failed validation.
+fn failed_validation(v: &Validation) -> Classified {
     use Cause::*;
     use ErrorClass::*;
+    let kind = v.kind.as_deref().unwrap_or("");
+    let detail = v.detail.as_deref().filter(|d| !d.is_empty());
+    let (class, cause, what) = match kind {
+        "json" | "json-syntax" | "syntax" => {
+            (Repairable, JsonSyntax, "the reply is not valid JSON")
+        }
+        "schema" => (Repairable, Schema, "the reply does not match the schema"),
+        "truncated" => (Repairable, Truncated, "the reply was cut off"),
+        _ => (
+            SemanticInvalid,
+            Semantic,
+            "the reply failed a content check",
+        ),
+    };
+    let reason = match detail {
+        Some(d) => format!("{what}: {}", one_line(d)),
+        None => what.to_string(),
+    };
+    Classified::new(class, cause, Signal::Validation, reason)
+}
 
-    // 1. A failed validation.
-    if let Some(v) = validation.filter(|v| !v.ok) {
-        let kind = v.kind.as_deref().unwrap_or("");
-        let detail = v.detail.as_deref().filter(|d| !d.is_empty());
-        let (class, cause, what) = match kind {
-            "json" | "json-syntax" | "syntax" => {
-                (Repairable, JsonSyntax, "the reply is not valid JSON")
-            }
-            "schema" => (Repairable, Schema, "the reply does not match the schema"),
-            "truncated" => (Repairable, Truncated, "the reply was cut off"),
-            _ => (
-                SemanticInvalid,
-                Semantic,
-                "the reply failed a content check",
-            ),
-        };
-        let reason = match detail {
-            Some(d) => format!("{what}: {}", one_line(d)),
-            None => what.to_string(),
-        };
-        return Classified::new(class, cause, Signal::Validation, reason);
-    }
+/// Rules 2 to 9, for an error (no failed validation).
+fn decide(e: &ErrorInfo) -> Classified {
+    use Cause::*;
+    use ErrorClass::*;
 
     // 2. Nothing to go on.
     if !e.present {
         return Classified::new(HardFail, Unknown, Signal::None, "no error was given");
     }
 
-    // 3. Abort and timeout by name.
-    match e.name.as_deref() {
-        Some("AbortError") => {
-            return Classified::new(
-                HardFail,
-                Aborted,
-                Signal::ErrorType,
-                "the request was aborted",
-            )
-        }
-        Some("TimeoutError") => {
-            return Classified::new(
-                Transient,
-                Timeout,
-                Signal::ErrorType,
-                "the request timed out",
-            )
-        }
-        _ => {}
+    // 3. Abort and timeout by name. An abort whose reason is a timeout is a timeout: the SDKs
+    // throw their abort error with the `TimeoutError` of `AbortSignal.timeout()` as its cause.
+    if is_abort(e) && e.cause_names.iter().any(|n| n == "TimeoutError") {
+        return Classified::new(
+            Transient,
+            Timeout,
+            Signal::ErrorType,
+            "the request timed out (an abort caused by a TimeoutError)",
+        );
+    }
+    if let Some(c) = providers::by_name(e) {
+        return c;
     }
     // 3b. The official SDKs' connection errors carry no status and hide the network
     // code behind causes (or have none: a client timeout). Recognised by class.
@@ -293,8 +355,10 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         return Classified::new(class, cause, Signal::ErrorType, what);
     }
 
-    // 4. The server says whether to retry.
+    // 4. The server says whether to retry. Either way the cause stays what the status
+    // says (a 429 the server asks not to retry is still rate-limited).
     if let Some(v) = e.header("x-should-retry") {
+        let status_cause = e.status.and_then(|s| status_decision(e, s)).map(|(_, c)| c);
         if v.eq_ignore_ascii_case("true") {
             return Classified::new(
                 Transient,
@@ -306,10 +370,19 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         if v.eq_ignore_ascii_case("false") {
             return Classified::new(
                 HardFail,
-                hard_cause_for_status(e.status),
+                status_cause.unwrap_or(Unknown),
                 Signal::XShouldRetry,
                 "the server said not to retry (x-should-retry: false)",
             );
+        }
+    }
+
+    // 4b. A provider's own words: more precise than the status they come with. Where the
+    // word means just what the status means, the status decides (step 5, signal `status`).
+    if let Some(c) = providers::by_words(e) {
+        let status_says = e.status.and_then(|s| status_decision(e, s));
+        if status_says != Some((c.class, c.cause)) {
+            return c;
         }
     }
 
@@ -325,14 +398,9 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
             return Classified::new(*class, *cause, Signal::ErrorType, format!("error type {t}"));
         }
         if t == "invalid_request_error" {
-            let cause = if says_context_overflow(e) {
-                ContextOverflow
-            } else {
-                BadRequest
-            };
             return Classified::new(
                 HardFail,
-                cause,
+                refine_bad_request(e, BadRequest),
                 Signal::ErrorType,
                 format!("error type {t}"),
             );
@@ -359,20 +427,10 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         }
     }
 
-    // 8. fetch's TypeError. A named error other than TypeError does not count:
-    // an application error that happens to say "fetch failed" is not a network fault.
-    let fetch_shaped = matches!(e.name.as_deref(), None | Some("TypeError"));
-    if fetch_shaped {
-        if let Some(m) = e.messages.first() {
-            if FETCH_NETWORK_MESSAGES.contains(&m.trim()) {
-                return Classified::new(
-                    Transient,
-                    Network,
-                    Signal::Message,
-                    format!("network error ({})", m.trim()),
-                );
-            }
-        }
+    // 8. fetch's network failures: the browsers' and undici's `TypeError` messages, and the
+    // runtimes' own (Workers' `Network connection lost.`, whatever the error's name).
+    if let Some(c) = providers::by_message(e) {
+        return c;
     }
 
     // 9. Unrecognised means stop.
@@ -381,6 +439,17 @@ fn decide(e: &ErrorInfo, validation: Option<&Validation>) -> Classified {
         .map(|m| format!("unrecognised error: {}", one_line(m)))
         .unwrap_or_else(|| "unrecognised error".to_string());
     Classified::new(HardFail, Unknown, Signal::None, what)
+}
+
+/// An error that says the call was aborted: the DOM's `AbortError`, the SDKs'
+/// `APIUserAbortError`, Node's `ABORT_ERR`, axios' `ERR_CANCELED`.
+fn is_abort(e: &ErrorInfo) -> bool {
+    e.is_named("AbortError")
+        || e.is_named("APIUserAbortError")
+        || e.is_named("CanceledError")
+        || e.codes
+            .iter()
+            .any(|c| c == "ABORT_ERR" || c == "ERR_CANCELED")
 }
 
 /// `@anthropic-ai/sdk` and `openai` error classes thrown when no HTTP response arrived.
@@ -409,17 +478,17 @@ fn sdk_connection_error(e: &ErrorInfo) -> Option<(ErrorClass, Cause, &'static st
     if e.status.is_some() {
         return None;
     }
-    let names = [e.name.as_deref(), e.class_name.as_deref()];
     SDK_CONNECTION_ERRORS
         .iter()
-        .find(|(n, ..)| names.contains(&Some(*n)))
+        .find(|(n, ..)| e.is_named(n))
         .map(|(_, class, cause, what)| (*class, *cause, *what))
 }
 
-fn by_status(e: &ErrorInfo, status: u16) -> Option<Classified> {
+/// Rule 5's table: the class and cause a 4xx or 5xx status means for this error.
+fn status_decision(e: &ErrorInfo, status: u16) -> Option<(ErrorClass, Cause)> {
     use Cause::*;
     use ErrorClass::*;
-    let (class, cause) = match status {
+    Some(match status {
         429 if e.has_code_or_type("insufficient_quota") => (HardFail, QuotaExhausted),
         429 => (Transient, RateLimited),
         529 | 503 => (Transient, Overloaded),
@@ -430,18 +499,17 @@ fn by_status(e: &ErrorInfo, status: u16) -> Option<Classified> {
         401 | 403 => (HardFail, Auth),
         404 => (HardFail, NotFound),
         413 => (HardFail, TooLarge),
+        // Documented by OpenRouter ("insufficient credits"), Mistral and Cohere.
+        402 => (HardFail, QuotaExhausted),
+        // A request the client cancelled: Google's CANCELLED, Cohere's and Groq's 499.
+        499 => (HardFail, Aborted),
         400 | 422 if says_context_overflow(e) => (HardFail, ContextOverflow),
         400..=499 => (HardFail, BadRequest),
         _ => return None,
-    };
-    let mut reason = format!("HTTP {status} ({})", cause_words(cause));
-    if let Some(m) = e.message() {
-        reason.push_str(": ");
-        reason.push_str(&one_line(m));
-    }
-    Some(Classified::new(class, cause, Signal::Status, reason))
+    })
 }
 
+/// The cause of a status with a transient meaning (`x-should-retry: true` keeps it).
 fn cause_for_status(status: Option<u16>) -> Option<Cause> {
     match status? {
         429 => Some(Cause::RateLimited),
@@ -453,17 +521,27 @@ fn cause_for_status(status: Option<u16>) -> Option<Cause> {
     }
 }
 
-fn hard_cause_for_status(status: Option<u16>) -> Cause {
-    match status {
-        Some(401 | 403) => Cause::Auth,
-        Some(404) => Cause::NotFound,
-        Some(413) => Cause::TooLarge,
-        Some(501 | 505) => Cause::Unsupported,
-        Some(400..=499) => Cause::BadRequest,
-        _ => Cause::Unknown,
+fn by_status(e: &ErrorInfo, status: u16) -> Option<Classified> {
+    let (class, cause) = status_decision(e, status)?;
+    let mut reason = format!("HTTP {status} ({})", cause_words(cause));
+    if let Some(m) = e.message() {
+        reason.push_str(": ");
+        reason.push_str(&one_line(m));
+    }
+    Some(Classified::new(class, cause, Signal::Status, reason))
+}
+
+/// A bad request that says the context is too long is a context overflow.
+fn refine_bad_request(e: &ErrorInfo, cause: Cause) -> Cause {
+    if cause == Cause::BadRequest && says_context_overflow(e) {
+        Cause::ContextOverflow
+    } else {
+        cause
     }
 }
 
+/// The message, type or code says the prompt does not fit the model's context (SPEC's
+/// markers, then each provider's own wording).
 fn says_context_overflow(e: &ErrorInfo) -> bool {
     e.messages
         .iter()
@@ -471,7 +549,10 @@ fn says_context_overflow(e: &ErrorInfo) -> bool {
         .chain(e.codes.iter())
         .any(|s| {
             let lower = s.to_ascii_lowercase();
-            CONTEXT_OVERFLOW_MARKERS.iter().any(|m| lower.contains(m))
+            CONTEXT_OVERFLOW_MARKERS
+                .iter()
+                .chain(providers::context_overflow_markers())
+                .any(|m| lower.contains(&m.to_ascii_lowercase()))
         })
 }
 
@@ -481,6 +562,7 @@ fn cause_words(cause: Cause) -> &'static str {
         Cause::Overloaded => "overloaded",
         Cause::ServerError => "server error",
         Cause::Timeout => "timeout",
+        Cause::Network => "network error",
         Cause::Conflict => "conflict",
         Cause::QuotaExhausted => "quota exhausted",
         Cause::Auth => "authentication or permission",
@@ -488,6 +570,8 @@ fn cause_words(cause: Cause) -> &'static str {
         Cause::TooLarge => "request too large",
         Cause::ContextOverflow => "context too long",
         Cause::Unsupported => "unsupported",
+        Cause::Aborted => "aborted",
+        Cause::ContentFilter => "content filtered",
         _ => "bad request",
     }
 }
@@ -514,7 +598,7 @@ pub fn retry_after_ms(e: &ErrorInfo, now: f64) -> Option<f64> {
         return Some(ms.max(0.0));
     }
     let value = e.header("retry-after")?;
-    if let Some(secs) = parse_number(value) {
+    if let Some(secs) = parse_delta_seconds(value) {
         return Some((secs * 1000.0).max(0.0)).filter(|v| v.is_finite());
     }
     let when = httpdate::parse_http_date(value).ok()?;
@@ -528,13 +612,31 @@ pub fn retry_after_ms(e: &ErrorInfo, now: f64) -> Option<f64> {
     Some((at - now).max(0.0))
 }
 
-/// A plain decimal number (fractions allowed); no hex, no "inf", no trailing junk.
+/// A plain decimal number (fractions and exponents allowed); no hex, no "inf", no junk.
+/// `retry-after-ms` is not an HTTP header of the standard: SPEC reads it as any number.
 fn parse_number(s: &str) -> Option<f64> {
     let s = s.trim();
     let plain = !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'));
     if !plain {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// `retry-after` as seconds: HTTP's delta-seconds is digits only (RFC 9110 10.2.3), so
+/// "1e3" is not a thousand seconds. SPEC allows a fraction ("1.5") and a negative value
+/// (then 0): `-`? digits, then optionally `.` and digits.
+fn parse_delta_seconds(s: &str) -> Option<f64> {
+    let s = s.trim();
+    let unsigned = s.strip_prefix('-').unwrap_or(s);
+    let (whole, fraction) = match unsigned.split_once('.') {
+        Some((w, f)) => (w, Some(f)),
+        None => (unsigned, None),
+    };
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || !fraction.is_none_or(digits) {
         return None;
     }
     s.parse::<f64>().ok().filter(|v| v.is_finite())

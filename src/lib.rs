@@ -66,7 +66,10 @@ pub mod toolkit;
 pub mod wasm;
 
 pub use backoff::{Backoff, Jitter, Rng};
-pub use classify::{classify, Cause, Classified, ErrorClass, ErrorInfo, Signal, Validation};
+pub use classify::{
+    classify, classify_with_rules, Cause, Classified, ClassifyRule, ErrorClass, ErrorInfo, Signal,
+    StatusMatch, Validation,
+};
 pub use prompt::{build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt};
 pub use repair_loop::{
     Attempt, Budget, FallbackPlan, Instruction, LoopConfig, LoopReport, Mode, OptionError, Outcome,
@@ -81,6 +84,6 @@ pub use toolkit::{
     AlertLevel, BreakerOptions, BreakerState, BudgetStatus, ChainFailure, ChainResult, ChainStep,
     CircuitBreaker, Compaction, CompactionOptions, DegradationLadder, FallbackChain,
     FallbackOptions, HealingEvent, InterventionStrategy, LadderOptions, LadderResult, LadderStep,
-    Level, Message, MessageContent, Metrics, MetricsSummary, Role, Step, Supervisor,
-    SupervisorOptions, Verdict,
+    Level, Message, MessageContent, Metrics, MetricsSummary, RetryBudget, RetryBudgetOptions, Role,
+    Step, Supervisor, SupervisorOptions, Verdict,
 };

@@ -20,7 +20,8 @@
 //! | error, hard-fail   | hard-fail        | degrade `hard-fail`                 |                             |
 //!
 //! Before any instruction that asks for a call, in this order: cost ceiling,
-//! deadline, prompt size, open breaker. `done` and `degrade` are final and
+//! deadline, prompt size, open breaker, retry budget ([`RepairLoop::next_with`]).
+//! `done` and `degrade` are final and
 //! sticky, except that one `rejected`/`invalid` right after a `done` reopens it.
 
 use std::sync::Arc;
@@ -29,7 +30,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::backoff::{u64_string, Backoff, Rng};
-use crate::classify::{classify, Cause, Classified, ErrorClass, ErrorInfo, Signal};
+use crate::classify::{
+    classify_with_rules, rules::check_all, Cause, Classified, ClassifyRule, ErrorClass, ErrorInfo,
+    Signal,
+};
 use crate::prompt::{
     build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt, DEFAULT_MAX_RAW_CHARS,
 };
@@ -37,7 +41,7 @@ use crate::structured::{
     self, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
     SchemaError,
 };
-use crate::toolkit::CircuitBreaker;
+use crate::toolkit::{CircuitBreaker, RetryBudget};
 
 /// How repairable failures are repaired.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -119,6 +123,9 @@ pub struct LoopConfig {
     pub max_raw_chars: u32,
     #[serde(with = "u64_string")]
     pub seed: u64,
+    /// The caller's classification rules for error outcomes (SPEC section 10).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<ClassifyRule>,
 }
 
 impl LoopConfig {
@@ -136,6 +143,7 @@ impl LoopConfig {
             locale: Locale::En,
             max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
             seed,
+            rules: Vec::new(),
         }
     }
 
@@ -168,6 +176,11 @@ impl LoopConfig {
                 ));
             }
         }
+        check_all(&self.rules).map_err(|e| OptionError {
+            field: e.field,
+            message: e.message,
+            is_range: e.is_range,
+        })?;
         Ok(())
     }
 }
@@ -260,6 +273,8 @@ pub enum StopReason {
     RetryAfterTooLong,
     CircuitOpen,
     Aborted,
+    /// The shared [`RetryBudget`] allowed no resend.
+    RetryBudgetExhausted,
 }
 
 /// What the host must do next.
@@ -406,6 +421,8 @@ pub struct RepairLoop {
     config: LoopConfig,
     schema: Option<Arc<CompiledSchema>>,
     state: LoopState,
+    /// Set by [`RepairLoop::next_with`] for one step: the retry budget would refuse a resend.
+    resend_refused: bool,
 }
 
 impl RepairLoop {
@@ -438,6 +455,7 @@ impl RepairLoop {
             config,
             schema,
             state,
+            resend_refused: false,
         })
     }
 
@@ -522,6 +540,7 @@ impl RepairLoop {
             config: snapshot.options,
             schema,
             state: snapshot.state,
+            resend_refused: false,
         })
     }
 
@@ -565,6 +584,37 @@ impl RepairLoop {
         if instruction.is_final() {
             self.state.provisional = matches!(instruction, Instruction::Done { .. });
             self.state.final_instruction = Some(instruction.clone());
+        }
+        instruction
+    }
+
+    /// [`next`](RepairLoop::next) with a [`RetryBudget`] shared by many loops: the loop's first
+    /// call is recorded when its outcome arrives, and every instruction that asks for a resend
+    /// (`wait-for-backoff`, `send-repair-prompt`) must first get `try_retry(now)`; refused, the
+    /// loop degrades `retry-budget-exhausted` (the last check before a call, after the breaker).
+    pub fn next_with(
+        &mut self,
+        outcome: Outcome,
+        now: f64,
+        breaker: Option<&mut CircuitBreaker>,
+        retry_budget: Option<&mut RetryBudget>,
+    ) -> Instruction {
+        let Some(budget) = retry_budget else {
+            return self.next(outcome, now, breaker);
+        };
+        if self.state.calls == 0 && !self.is_finished() {
+            budget.record_request(now);
+        }
+        // Asked before the step, counted after it: only an instruction that asks for a call
+        // spends a resend, and nothing else touches the budget in between.
+        self.resend_refused = !budget.can_retry(now);
+        let instruction = self.next(outcome, now, breaker);
+        self.resend_refused = false;
+        if matches!(
+            instruction,
+            Instruction::WaitForBackoff { .. } | Instruction::SendRepairPrompt { .. }
+        ) {
+            budget.try_retry(now);
         }
         instruction
     }
@@ -739,7 +789,7 @@ impl RepairLoop {
     ) -> Instruction {
         self.record_call(cost_usd, now);
         self.state.last_report = None;
-        let classified = classify(error, None, now);
+        let classified = classify_with_rules(error, None, now, &self.config.rules);
         self.fail(&classified);
         match classified.class {
             ErrorClass::Transient => self.on_transient(classified, now, breaker),
@@ -963,6 +1013,14 @@ impl RepairLoop {
                     Some(classified.clone()),
                 ));
             }
+        }
+        if self.resend_refused {
+            let detail = "the retry budget allows no resend now".to_string();
+            return Some(self.degrade(
+                StopReason::RetryBudgetExhausted,
+                detail,
+                Some(classified.clone()),
+            ));
         }
         None
     }

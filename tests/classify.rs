@@ -236,10 +236,11 @@ fn rule4_header_name_and_value_are_case_insensitive() {
         ServerError,
         Signal::XShouldRetry,
     );
+    // `false` keeps the status's own cause (issue 10: a 429 said `bad-request`).
     assert_class(
         &of(http(503).header("X-SHOULD-RETRY", " False ")),
         HardFail,
-        Unknown,
+        Overloaded,
         Signal::XShouldRetry,
     );
 }
@@ -277,9 +278,12 @@ fn rule5_status_table_in_order() {
         (413, HardFail, TooLarge),
         (400, HardFail, BadRequest),
         (422, HardFail, BadRequest),
-        (402, HardFail, BadRequest),
+        // Statuses the providers document with a meaning of their own (providers.rs):
+        // 402 "insufficient credits" (OpenRouter, Mistral, Cohere), 499 a cancelled request.
+        (402, HardFail, QuotaExhausted),
+        (499, HardFail, Aborted),
         (418, HardFail, BadRequest),
-        (499, HardFail, BadRequest),
+        (498, HardFail, BadRequest),
     ];
     for &(status, class, cause) in table {
         let c = of(http(status));
@@ -787,5 +791,186 @@ fn openai_server_error_type_without_status_is_transient() {
     assert_eq!(
         (c.class, c.cause, c.signal),
         (ErrorClass::Transient, Cause::ServerError, Signal::ErrorType)
+    );
+}
+
+// ---------- issue 10: runtime network failures, aborts by timeout, x-should-retry ----------
+
+#[test]
+fn workers_network_connection_lost_is_transient_network_whatever_the_name() {
+    // workerd throws a plain `Error` (not a TypeError) with `retryable: true` for a fetch to an
+    // unreachable address (tests/js/workerd.test.mjs runs the real one).
+    for name in [
+        Some("Error"),
+        Some("TypeError"),
+        None,
+        Some("MyWrapperError"),
+    ] {
+        let mut e = err_message("Network connection lost.").info();
+        e.name = name.map(String::from);
+        assert_class(
+            &classify(&e, None, NOW),
+            Transient,
+            Network,
+            Signal::Message,
+        );
+    }
+    // The flag alone says so too.
+    let mut flagged = err_named("Error").message("internal error").info();
+    flagged.retryable = true;
+    assert_class(
+        &classify(&flagged, None, NOW),
+        Transient,
+        Network,
+        Signal::ErrorType,
+    );
+}
+
+#[test]
+fn workers_overloaded_flag_is_never_retried() {
+    // Cloudflare: "JavaScript Errors with the property .overloaded set to True should not be
+    // retried" (developers.cloudflare.com/durable-objects/best-practices/error-handling/).
+    let mut e = err_named("Error")
+        .message("Durable Object is overloaded.")
+        .info();
+    e.overloaded = true;
+    e.retryable = true;
+    assert_class(
+        &classify(&e, None, NOW),
+        HardFail,
+        Overloaded,
+        Signal::ErrorType,
+    );
+}
+
+#[test]
+fn axios_err_network_is_transient_network() {
+    // axios: `new AxiosError("Network Error", "ERR_NETWORK")` for a request that got no response.
+    assert_class(
+        &of(err_named("AxiosError")
+            .message("Network Error")
+            .code("ERR_NETWORK")),
+        Transient,
+        Network,
+        Signal::Code,
+    );
+}
+
+fn caused_by(mut e: ErrorInfo, cause_name: &str) -> ErrorInfo {
+    e.cause_names.push(cause_name.into());
+    e
+}
+
+#[test]
+fn an_abort_caused_by_a_timeout_is_transient_timeout() {
+    // The SDKs throw APIUserAbortError whose `cause` is the signal's reason: with
+    // `signal: AbortSignal.timeout(ms)` that is a DOMException named TimeoutError.
+    let sdk = caused_by(
+        sdk_error("Error", "APIUserAbortError", "Request was aborted."),
+        "TimeoutError",
+    );
+    assert_class(
+        &classify(&sdk, None, NOW),
+        Transient,
+        Timeout,
+        Signal::ErrorType,
+    );
+    let dom = caused_by(
+        err_named("AbortError").message("aborted").info(),
+        "TimeoutError",
+    );
+    assert_class(
+        &classify(&dom, None, NOW),
+        Transient,
+        Timeout,
+        Signal::ErrorType,
+    );
+    // axios' CanceledError for a signal that timed out.
+    let axios = caused_by(
+        err_named("CanceledError").code("ERR_CANCELED").info(),
+        "TimeoutError",
+    );
+    assert_class(
+        &classify(&axios, None, NOW),
+        Transient,
+        Timeout,
+        Signal::ErrorType,
+    );
+    // A user's own abort stays an abort, whatever else it wraps.
+    let user = caused_by(
+        sdk_error("Error", "APIUserAbortError", "Request was aborted."),
+        "AbortError",
+    );
+    assert_class(
+        &classify(&user, None, NOW),
+        HardFail,
+        Aborted,
+        Signal::ErrorType,
+    );
+    // A TimeoutError cause on an error that is not an abort does not make it a timeout.
+    let other = caused_by(
+        err_named("RangeError").message("bad").info(),
+        "TimeoutError",
+    );
+    assert_class(
+        &classify(&other, None, NOW),
+        HardFail,
+        Unknown,
+        Signal::None,
+    );
+}
+
+#[test]
+fn x_should_retry_false_keeps_the_status_cause() {
+    for (status, cause) in [
+        (429, RateLimited),
+        (503, Overloaded),
+        (529, Overloaded),
+        (500, ServerError),
+        (408, Timeout),
+        (409, Conflict),
+        (404, NotFound),
+        (413, TooLarge),
+    ] {
+        assert_class(
+            &of(http(status).header("x-should-retry", "false")),
+            HardFail,
+            cause,
+            Signal::XShouldRetry,
+        );
+    }
+    assert_class(
+        &of(http(400)
+            .message("prompt is too long: 210000 tokens > 200000 maximum")
+            .header("x-should-retry", "false")),
+        HardFail,
+        ContextOverflow,
+        Signal::XShouldRetry,
+    );
+}
+
+#[test]
+fn retry_after_seconds_are_digits_only() {
+    // RFC 9110 delta-seconds is 1*DIGIT: "1e3" is not a thousand seconds.
+    for v in ["1e3", "1E3", "+5", "1.", ".5", "0x10", "1_000", "5 ", "--1"] {
+        assert_eq!(
+            retry_after(http(429).header("retry-after", v)),
+            // "5 " is trimmed to "5".
+            if v == "5 " { Some(5000.0) } else { None },
+            "retry-after: {v:?}"
+        );
+    }
+    assert_eq!(
+        retry_after(http(429).header("retry-after", "120")),
+        Some(120_000.0)
+    );
+    assert_eq!(
+        retry_after(http(429).header("retry-after", "0.25")),
+        Some(250.0)
+    );
+    // retry-after-ms is not HTTP's header: SPEC reads it as a number, exponent included.
+    assert_eq!(
+        retry_after(http(429).header("retry-after-ms", "1e3")),
+        Some(1000.0)
     );
 }

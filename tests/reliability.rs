@@ -375,8 +375,24 @@ fn error_info() -> impl Strategy<Value = ErrorInfo> {
         prop::collection::vec(word(CODES), 0..5),
         prop::collection::vec(word(MESSAGES), 0..3),
     );
-    (names, status, headers, lists).prop_map(
-        |((present, name, class_name), status, headers, (types, codes, messages))| ErrorInfo {
+    // The places read beyond SPEC section 3: provider status words, what the error wraps,
+    // the Workers runtime's flags and a moderation flag.
+    let extras = (
+        prop::collection::vec(
+            word(&["RESOURCE_EXHAUSTED", "UNAVAILABLE", "INVALID_ARGUMENT"]),
+            0..2,
+        ),
+        prop::collection::vec(word(&["TimeoutError", "AbortError"]), 0..2),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+    );
+    (names, status, headers, lists, extras).prop_map(
+        |(
+            (present, name, class_name),
+            status,
+            headers,
+            (types, codes, messages),
+            (status_texts, cause_names, (retryable, overloaded, flagged)),
+        )| ErrorInfo {
             present,
             name,
             class_name,
@@ -388,6 +404,11 @@ fn error_info() -> impl Strategy<Value = ErrorInfo> {
             types,
             codes,
             messages,
+            status_texts,
+            cause_names,
+            retryable,
+            overloaded,
+            flagged,
         },
     )
 }

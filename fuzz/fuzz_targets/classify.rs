@@ -21,25 +21,31 @@ struct Input {
 
 fn cause_fits(class: ErrorClass, cause: Cause) -> bool {
     use Cause::*;
+    let transient = matches!(
+        cause,
+        RateLimited | Overloaded | ServerError | Timeout | Network | Conflict
+    );
     match class {
-        ErrorClass::Transient => matches!(
-            cause,
-            RateLimited | Overloaded | ServerError | Timeout | Network | Conflict
-        ),
+        ErrorClass::Transient => transient,
         ErrorClass::Repairable => matches!(cause, JsonSyntax | Schema | Truncated),
         ErrorClass::SemanticInvalid => cause == Semantic,
-        ErrorClass::HardFail => matches!(
-            cause,
-            QuotaExhausted
-                | Auth
-                | BadRequest
-                | NotFound
-                | TooLarge
-                | ContextOverflow
-                | Unsupported
-                | Aborted
-                | Unknown
-        ),
+        // `x-should-retry: false` keeps a transient status's cause; Workers' `overloaded`.
+        ErrorClass::HardFail => {
+            transient
+                || matches!(
+                    cause,
+                    QuotaExhausted
+                        | Auth
+                        | BadRequest
+                        | NotFound
+                        | TooLarge
+                        | ContextOverflow
+                        | Unsupported
+                        | Aborted
+                        | ContentFilter
+                        | Unknown
+                )
+        }
     }
 }
 

@@ -98,7 +98,7 @@ pub enum Scalar {
     Other,
 }
 
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 14] = [
     "Error",
     "TypeError",
     "AbortError",
@@ -108,18 +108,33 @@ pub const NAMES: [&str; 9] = [
     "APIUserAbortError",
     "RateLimitError",
     "MyAppError",
+    "ThrottlingException",
+    "ModelNotReadyException",
+    "InvalidTokenError",
+    "CanceledError",
+    "ApiError",
+];
+/// Google-style status words (`status`, `error.status`).
+pub const STATUS_TEXTS: [&str; 6] = [
+    "RESOURCE_EXHAUSTED",
+    "UNAVAILABLE",
+    "DEADLINE_EXCEEDED",
+    "INVALID_ARGUMENT",
+    "CANCELLED",
+    "",
 ];
 pub const STATUSES: [&str; 22] = [
     "429", "529", "503", "500", "502", "408", "409", "501", "505", "401", "403", "404", "413",
     "400", "422", "418", "200", "99", "1000", "429.5", " 503 ", "-1",
 ];
-pub const HEADER_NAMES: [&str; 6] = [
+pub const HEADER_NAMES: [&str; 7] = [
     "retry-after",
     "retry-after-ms",
     "x-should-retry",
     "Retry-After",
     "RETRY-AFTER-MS",
     "x-request-id",
+    "x-amzn-errortype",
 ];
 pub const HEADER_VALUES: [&str; 16] = [
     "2",
@@ -153,7 +168,7 @@ pub const TYPES: [&str; 12] = [
     "insufficient_quota",
     "",
 ];
-pub const CODES: [&str; 13] = [
+pub const CODES: [&str; 17] = [
     "ETIMEDOUT",
     "UND_ERR_CONNECT_TIMEOUT",
     "UND_ERR_HEADERS_TIMEOUT",
@@ -167,6 +182,11 @@ pub const CODES: [&str; 13] = [
     "UND_ERR_SOCKET",
     "insufficient_quota",
     "context_length_exceeded",
+    // Appended (committed seeds pick words by index): axios, Azure, Groq.
+    "ERR_NETWORK",
+    "ERR_CANCELED",
+    "content_filter",
+    "capacity_exceeded",
 ];
 pub const MESSAGES: [&str; 9] = [
     "fetch failed",
@@ -200,6 +220,16 @@ pub enum JsThrown {
 
 #[derive(Arbitrary, Debug, Clone)]
 pub struct JsErrorObject {
+    /// The reader's places beyond SPEC section 3 (js/gather.js): `$metadata.httpStatusCode`,
+    /// a 4xx/5xx number in a body's `code`, status words, cause and reason names, the Workers
+    /// flags, OpenRouter's moderation metadata.
+    pub aws_status: Option<Scalar>,
+    pub body_code: Option<f64>,
+    pub status_texts: Vec<Word>,
+    pub cause_names: Vec<Word>,
+    pub retryable: bool,
+    pub overloaded: bool,
+    pub flagged: bool,
     pub name: Option<Word>,
     pub constructor_name: Option<Word>,
     pub status: Option<Scalar>,
@@ -272,9 +302,14 @@ impl JsThrown {
             present: true,
             name: o.name.as_ref().map(|w| w.resolve(&NAMES)),
             class_name: o.constructor_name.as_ref().map(|w| w.resolve(&NAMES)),
-            status: [&o.status, &o.status_code, &o.response_status]
+            status: [&o.status, &o.status_code, &o.response_status, &o.aws_status]
                 .iter()
-                .find_map(|s| s.as_ref().and_then(status_of)),
+                .find_map(|s| s.as_ref().and_then(status_of))
+                .or_else(|| {
+                    o.body_code
+                        .filter(|n| n.fract() == 0.0 && (400.0..=599.0).contains(n))
+                        .map(|n| n as u16)
+                }),
             headers: o
                 .headers
                 .iter()
@@ -290,6 +325,20 @@ impl JsThrown {
                 &[&o.message, &o.error_message, &o.error_error_message],
                 &MESSAGES,
             ),
+            status_texts: o
+                .status_texts
+                .iter()
+                .map(|w| w.resolve(&STATUS_TEXTS))
+                .collect(),
+            cause_names: o
+                .cause_names
+                .iter()
+                .take(3)
+                .map(|w| w.resolve(&NAMES))
+                .collect(),
+            retryable: o.retryable,
+            overloaded: o.overloaded,
+            flagged: o.flagged,
         }
     }
 }

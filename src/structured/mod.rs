@@ -14,6 +14,7 @@ pub mod fix;
 pub mod repair;
 pub mod schema;
 mod schema_doc;
+pub mod stream;
 mod subschema;
 
 use serde::{Deserialize, Serialize};

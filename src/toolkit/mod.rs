@@ -13,6 +13,7 @@
 //! * [`DegradationLadder`]: partial → minimal → unavailable.
 //! * [`estimate_tokens`], [`plan_compaction`], [`apply_summary`]: context compaction.
 //! * [`Metrics`]: healing events, summary, alerts, JSONL.
+//! * [`RetryBudget`]: resends as a fraction of first calls, shared by many loops.
 
 #![warn(missing_docs)]
 
@@ -22,6 +23,7 @@ pub mod compaction;
 pub mod fallback;
 pub mod ladder;
 pub mod metrics;
+pub mod retry_budget;
 pub mod supervisor;
 
 pub use breaker::{BreakerOptions, BreakerState, CircuitBreaker};
@@ -33,6 +35,7 @@ pub use compaction::{
 pub use fallback::{ChainFailure, ChainResult, ChainStep, FallbackChain, FallbackOptions};
 pub use ladder::{DegradationLadder, LadderOptions, LadderResult, LadderStep, Level};
 pub use metrics::{Alert, AlertLevel, HealingEvent, Metrics, MetricsSummary};
+pub use retry_budget::{RetryBudget, RetryBudgetOptions};
 pub use supervisor::{InterventionStrategy, Step, Supervisor, SupervisorOptions, Verdict};
 
 /// Replace `<name>` / `</name>` (any case) with `&lt;` forms.

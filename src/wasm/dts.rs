@@ -13,7 +13,7 @@ export type ErrorClass = "transient" | "repairable" | "semantic-invalid" | "hard
 export type Cause =
   | "rate-limited" | "overloaded" | "server-error" | "timeout" | "network" | "conflict"
   | "quota-exhausted" | "auth" | "bad-request" | "not-found" | "too-large"
-  | "context-overflow" | "unsupported" | "aborted"
+  | "context-overflow" | "unsupported" | "aborted" | "content-filter"
   | "json-syntax" | "schema" | "truncated" | "empty" | "rejected" | "semantic" | "unknown";
 export interface Classified {
   class: ErrorClass;
@@ -22,13 +22,35 @@ export interface Classified {
   reason: string;
   /** Which signal decided. */
   signal: "x-should-retry" | "status" | "error-type" | "code" | "message"
-        | "validation" | "stop-reason" | "none";
+        | "validation" | "stop-reason" | "rule" | "none";
   /** Server-requested wait in milliseconds, or null. */
   retryAfterMs: number | null;
 }
 export interface Validation { ok: boolean; kind?: string; detail?: string }
-/** Classify anything a call threw or returned as an error. Never throws. */
-export function classify(error: unknown, validation?: Validation | null, now?: number): Classified;
+/**
+ * A caller's rule, tried before the built-in table (after a failed validation); the first rule
+ * whose every listed condition holds decides the class (signal "rule"), and the cause unless it
+ * names none (then the built-in cause stays). At most 256 rules.
+ */
+export interface ClassifyRule {
+  /** The HTTP status (or the status an error body carries), or an inclusive [low, high]. */
+  status?: number | [number, number];
+  /** Exactly one of the error's codes (code, cause.code, error.code, ...). */
+  code?: string;
+  /** Exactly one of the error's types, its status string, its name or its class name. */
+  type?: string;
+  /** A substring of one of the error's messages, case-insensitive. */
+  message?: string;
+  class: ErrorClass;
+  cause?: Cause;
+}
+export interface ClassifyOptions { rules?: ClassifyRule[] }
+/**
+ * Classify anything a call threw or returned as an error. Never throws for the first three
+ * arguments; bad options.rules throw a TypeError/RangeError naming the rule and field.
+ */
+export function classify(error: unknown, validation?: Validation | null, now?: number,
+                         options?: ClassifyOptions): Classified;
 
 // ---------- structured output ----------
 export type FailureKind = "empty" | "json-syntax" | "schema" | "truncated";
@@ -136,6 +158,8 @@ export interface LoopOptions {
   maxRawChars?: number;
   /** Jitter seed; default from the platform's random source. */
   seed?: number;
+  /** Rules for error outcomes, tried before the built-in table (see classify). */
+  rules?: ClassifyRule[];
 }
 export type Outcome =
   | { kind: "reply"; text: string; stopReason?: string; costUsd?: number;
@@ -146,7 +170,8 @@ export type Outcome =
 export type StopReason =
   | "hard-fail" | "unrepairable" | "transient-exhausted" | "budget-exhausted"
   | "repair-failed" | "semantic-invalid" | "deadline-exceeded" | "prompt-too-large"
-  | "cost-ceiling" | "retry-after-too-long" | "circuit-open" | "aborted";
+  | "cost-ceiling" | "retry-after-too-long" | "circuit-open" | "aborted"
+  | "retry-budget-exhausted";
 export type Instruction =
   /** Wait delayMs, then send prompt (the failed call's prompt) as call number attempt. */
   | { type: "wait-for-backoff"; delayMs: number; prompt: Prompt; attempt: number; classified: Classified }
@@ -170,8 +195,11 @@ export interface LoopReport {
 export class RepairLoop {
   free(): void;
   [Symbol.dispose](): void;
-  /** Throws TypeError/RangeError naming the field on bad options. */
-  constructor(options: LoopOptions, breaker?: CircuitBreaker);
+  /**
+   * Throws TypeError/RangeError naming the field on bad options. With a retryBudget, the loop's
+   * first call is recorded and every resend must get retryBudget.tryRetry(now) first.
+   */
+  constructor(options: LoopOptions, breaker?: CircuitBreaker | null, retryBudget?: RetryBudget | null);
   /** now defaults to Date.now(). */
   next(outcome: Outcome, now?: number): Instruction;
   /** degrade "aborted" (or the final instruction already given). */
@@ -180,7 +208,7 @@ export class RepairLoop {
   report(): LoopReport;
   /** The whole state, JSON-safe. */
   toJSON(): object;
-  static fromJSON(state: object, breaker?: CircuitBreaker): RepairLoop;
+  static fromJSON(state: object, breaker?: CircuitBreaker | null, retryBudget?: RetryBudget | null): RepairLoop;
 }
 
 // ---------- agent toolkit ----------
@@ -201,6 +229,34 @@ export class CircuitBreaker {
   readonly __selfhealBreakerId: number;
   toJSON(): object;
   static fromJSON(state: object): CircuitBreaker;
+}
+
+export interface RetryBudgetOptions {
+  /** default 0.1: resends allowed per first call in the window */
+  ratio?: number;
+  /** default 1: resends allowed per second of window whatever the traffic */
+  minPerSecond?: number;
+  /** default 10000: the sliding window (at least 10) */
+  windowMs?: number;
+}
+/**
+ * Resends allowed across any number of loops (Finagle / Envoy style): within the last windowMs,
+ * resends + 1 <= ratio * first calls + minPerSecond * windowMs / 1000. Bounded memory.
+ */
+export class RetryBudget {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor(options?: RetryBudgetOptions);
+  /** A first call (a loop given this budget records its own). now defaults to Date.now(). */
+  recordRequest(now?: number): void;
+  /** A resend: true, and counted, when allowed. now defaults to Date.now(). */
+  tryRetry(now?: number): boolean;
+  /** Resends allowed now, as of the latest now the budget was given. */
+  readonly available: number;
+  /** Internal: how RepairLoop finds a shared budget. */
+  readonly __selfhealRetryBudgetId: number;
+  toJSON(): object;
+  static fromJSON(state: object): RetryBudget;
 }
 
 export type InterventionStrategy =

@@ -7,6 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::read::{self, range_err, type_err, Read};
 use super::registry::{self, Registry};
+use super::retry_budget_js::retry_budget_arg;
 use super::structured_js::{json_parse_js, locale_value, schema_arg, with_cache};
 use super::{to_js_json, to_js_plain};
 use crate::backoff::{Backoff, Jitter};
@@ -15,7 +16,7 @@ use crate::repair_loop::{
     Budget, FallbackPlan, Instruction, LoopConfig, Mode, OptionError, Outcome, RepairLoop,
     Snapshot, Usage,
 };
-use crate::toolkit::{BreakerOptions, CircuitBreaker};
+use crate::toolkit::{BreakerOptions, CircuitBreaker, RetryBudget};
 
 // ---------- CircuitBreaker ----------
 
@@ -169,18 +170,26 @@ fn busy() -> JsValue {
 pub struct JsRepairLoop {
     inner: RefCell<RepairLoop>,
     breaker: Option<Rc<RefCell<CircuitBreaker>>>,
+    retry_budget: Option<Rc<RefCell<RetryBudget>>>,
 }
 
 #[wasm_bindgen(js_class = RepairLoop)]
 impl JsRepairLoop {
+    /// `new RepairLoop(options, breaker?, retryBudget?)`.
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+    pub fn create(
+        options: JsValue,
+        breaker: JsValue,
+        retry_budget: JsValue,
+    ) -> Result<JsRepairLoop, JsValue> {
         let (config, schema) = loop_options(&options)?;
         let breaker = breaker_arg(&breaker, "breaker")?;
+        let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
         let inner = RepairLoop::new(config, schema).map_err(read::Bad::from)?;
         Ok(JsRepairLoop {
             inner: RefCell::new(inner),
             breaker,
+            retry_budget,
         })
     }
 
@@ -194,13 +203,16 @@ impl JsRepairLoop {
             // A finished loop repeats its final instruction, which is not about this reply;
             // without a schema a `done` value is the reply text as a string, not its JSON.
             let fresh = !inner.is_finished() && inner.has_schema();
-            let instruction = match &self.breaker {
-                Some(b) => {
-                    let mut b = b.try_borrow_mut().map_err(|_| busy())?;
-                    inner.next(outcome, now, Some(&mut b))
-                }
-                None => inner.next(outcome, now, None),
+            let mut breaker = match &self.breaker {
+                Some(b) => Some(b.try_borrow_mut().map_err(|_| busy())?),
+                None => None,
             };
+            let mut budget = match &self.retry_budget {
+                Some(b) => Some(b.try_borrow_mut().map_err(|_| busy())?),
+                None => None,
+            };
+            let instruction =
+                inner.next_with(outcome, now, breaker.as_deref_mut(), budget.as_deref_mut());
             (instruction, fresh)
         };
         instruction_to_js(&instruction, reply_js.as_ref().filter(|_| fresh))
@@ -242,9 +254,15 @@ impl JsRepairLoop {
         to_js_json(&snapshot)
     }
 
+    /// `RepairLoop.fromJSON(state, breaker?, retryBudget?)`.
     #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+    pub fn restore(
+        state: JsValue,
+        breaker: JsValue,
+        retry_budget: JsValue,
+    ) -> Result<JsRepairLoop, JsValue> {
         let breaker = breaker_arg(&breaker, "breaker")?;
+        let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
         let text = read::json_text(&state, "state")?;
         let snapshot: Snapshot = serde_json::from_str(&text)
             .or_else(|e| type_err("state", format!("is not a RepairLoop state: {e}")))?;
@@ -259,7 +277,19 @@ impl JsRepairLoop {
         Ok(JsRepairLoop {
             inner: RefCell::new(inner),
             breaker,
+            retry_budget,
         })
+    }
+}
+
+/// The two-argument forms, for Rust callers (the browser tests): no retry budget.
+impl JsRepairLoop {
+    pub fn new(options: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        JsRepairLoop::create(options, breaker, JsValue::UNDEFINED)
+    }
+
+    pub fn from_json(state: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        JsRepairLoop::restore(state, breaker, JsValue::UNDEFINED)
     }
 }
 
@@ -346,6 +376,9 @@ fn loop_options(
     }
     if let Some(n) = read::opt_count(o, "maxRawChars", "options")? {
         c.max_raw_chars = n;
+    }
+    if let Some(rules) = super::rules_js::opt_rules(o, "options")? {
+        c.rules = rules;
     }
     Ok((c, schema))
 }

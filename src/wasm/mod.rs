@@ -8,15 +8,18 @@
 
 mod dts;
 pub mod loop_js;
+mod random;
 mod read;
 mod registry;
+pub mod retry_budget_js;
+mod rules_js;
 pub mod structured_js;
 pub mod toolkit_js;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::classify::classify as classify_core;
+use crate::classify::{classify_with_rules, ClassifyRule};
 
 /// Values that may hold arbitrary JSON (numbers above 2^53 included) cross as
 /// JSON text and `JSON.parse`, which gives exactly what JS itself would parse.
@@ -153,16 +156,50 @@ pub(crate) fn wait_for_backoff_to_js(
     )
 }
 
-/// `classify(error, validation?, now?)`: never throws, whatever it is given.
+/// `classify(error, validation?, now?, options?)`: never throws for the first three, whatever
+/// they are; bad `options.rules` are a `TypeError`/`RangeError` naming the rule and field.
 #[wasm_bindgen(js_name = classify, skip_typescript)]
+pub fn classify_js(
+    error: JsValue,
+    validation: JsValue,
+    now: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
+    let rules = if read::is_nullish(&options) {
+        Vec::new()
+    } else {
+        if !options.is_object() || read::is_array(&options) {
+            read::type_err::<()>(
+                "options",
+                format!(
+                    "must be an object {{ rules? }}, got {}",
+                    read::type_name(&options)
+                ),
+            )?;
+        }
+        rules_js::opt_rules(&options, "options")?.unwrap_or_default()
+    };
+    Ok(classify_with(&error, &validation, &now, &rules))
+}
+
+/// `classify(error, validation, now)` without options, for Rust callers (tests/web.rs).
 pub fn classify(error: JsValue, validation: JsValue, now: JsValue) -> JsValue {
-    let info = read::error_info(&error);
-    let validation = read::validation(&validation);
+    classify_with(&error, &validation, &now, &[])
+}
+
+fn classify_with(
+    error: &JsValue,
+    validation: &JsValue,
+    now: &JsValue,
+    rules: &[ClassifyRule],
+) -> JsValue {
+    let info = read::error_info(error);
+    let validation = read::validation(validation);
     let now = now
         .as_f64()
         .filter(|n| n.is_finite())
         .unwrap_or_else(js_sys::Date::now);
-    classified_to_js(&classify_core(&info, validation.as_ref(), now))
+    classified_to_js(&classify_with_rules(&info, validation.as_ref(), now, rules))
 }
 
 #[cfg(test)]

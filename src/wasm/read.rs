@@ -473,28 +473,60 @@ impl Scalar {
     }
 }
 
-/// What js/gather.js reads, positionally:
-/// `[present, name, className, status[], types[], codes[], messages[], [name, value][]]`.
-#[derive(serde::Deserialize)]
-struct Gathered(
-    bool,
-    Option<String>,
-    Option<String>,
-    Vec<Scalar>,
-    Vec<String>,
-    Vec<Scalar>,
-    Vec<String>,
-    Vec<(String, Scalar)>,
-);
+/// What js/gather.js reads (`gatherError`), by name. Each list holds its places in the order
+/// the gatherer reads them; see `ErrorInfo` for what each place is. The gatherer leaves out
+/// empty, false and null fields: they are the defaults here.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct Gathered {
+    present: bool,
+    name: Option<String>,
+    class_name: Option<String>,
+    /// `status`, `statusCode`, `response.status`, `$metadata.httpStatusCode`.
+    status: Vec<Scalar>,
+    /// 4xx/5xx numbers in `code` / `error.code` places: the status when there is no other.
+    body_status: Vec<f64>,
+    status_texts: Vec<String>,
+    types: Vec<String>,
+    codes: Vec<Scalar>,
+    messages: Vec<String>,
+    cause_names: Vec<String>,
+    retryable: bool,
+    overloaded: bool,
+    flagged: bool,
+    headers: Vec<(String, Scalar)>,
+}
 
 impl From<Gathered> for ErrorInfo {
     fn from(g: Gathered) -> ErrorInfo {
-        let Gathered(present, name, class_name, status, types, codes, messages, headers) = g;
+        // Without `..`: a field added to the record must be placed here.
+        let Gathered {
+            present,
+            name,
+            class_name,
+            status,
+            body_status,
+            status_texts,
+            types,
+            codes,
+            messages,
+            cause_names,
+            retryable,
+            overloaded,
+            flagged,
+            headers,
+        } = g;
+        let body_status = || {
+            body_status
+                .iter()
+                .map(|n| Scalar::Number(*n))
+                .find_map(|s| s.status().filter(|s| (400..=599).contains(s)))
+        };
         ErrorInfo {
             present,
             name,
             class_name,
-            status: status.iter().find_map(Scalar::status),
+            status: status.iter().find_map(Scalar::status).or_else(body_status),
             headers: headers
                 .into_iter()
                 .map(|(name, value)| (name.to_ascii_lowercase(), value.into_string()))
@@ -502,6 +534,11 @@ impl From<Gathered> for ErrorInfo {
             types,
             codes: codes.into_iter().map(Scalar::into_string).collect(),
             messages,
+            status_texts,
+            cause_names,
+            retryable,
+            overloaded,
+            flagged,
         }
     }
 }
@@ -523,6 +560,14 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
+/// An error outcome as js/gather.js `gatherErrorOutcome` reads it.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GatheredOutcome {
+    cost_usd: f64,
+    error: Gathered,
+}
+
 /// How reading an outcome starts (js/gather.js `gatherErrorOutcome`, one crossing).
 pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
@@ -537,14 +582,14 @@ pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
     let Ok(text) = gather_error_outcome(outcome) else {
         return OutcomeStart::Unread;
     };
-    if !text.starts_with('[') {
+    if !text.starts_with('{') {
         return match text.as_str() {
             "reply" | "rejected" | "invalid" => OutcomeStart::Kind(text),
             _ => OutcomeStart::Unread,
         };
     }
-    match serde_json::from_str::<(f64, Gathered)>(&text) {
-        Ok((cost, g)) => OutcomeStart::Error(g.into(), cost),
+    match serde_json::from_str::<GatheredOutcome>(&text) {
+        Ok(o) => OutcomeStart::Error(o.error.into(), o.cost_usd),
         Err(_) => OutcomeStart::Unread,
     }
 }

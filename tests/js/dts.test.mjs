@@ -58,10 +58,10 @@ test('the declared string unions match SPEC section 2', () => {
   assert.deepEqual(union('ErrorClass'), ['hard-fail', 'repairable', 'semantic-invalid', 'transient']);
   assert.deepEqual(union('FailureKind'), ['empty', 'json-syntax', 'schema', 'truncated']);
   assert.deepEqual(union('Locale'), ['en', 'ja', 'zh']);
-  assert.deepEqual(union('Cause'), ['aborted', 'auth', 'bad-request', 'conflict', 'context-overflow', 'empty',
+  assert.deepEqual(union('Cause'), ['aborted', 'auth', 'bad-request', 'conflict', 'content-filter', 'context-overflow', 'empty',
     'json-syntax', 'network', 'not-found', 'overloaded', 'quota-exhausted', 'rate-limited', 'rejected', 'schema',
     'semantic', 'server-error', 'timeout', 'too-large', 'truncated', 'unknown', 'unsupported'].sort());
   assert.deepEqual(union('StopReason'), ['aborted', 'budget-exhausted', 'circuit-open', 'cost-ceiling',
     'deadline-exceeded', 'hard-fail', 'prompt-too-large', 'repair-failed', 'retry-after-too-long',
-    'semantic-invalid', 'transient-exhausted', 'unrepairable'].sort());
+    'retry-budget-exhausted', 'semantic-invalid', 'transient-exhausted', 'unrepairable'].sort());
 });

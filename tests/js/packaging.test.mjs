@@ -65,11 +65,14 @@ async function nodeRun(file) {
   return JSON.parse(stdout);
 }
 
-test("the tarball holds the two builds, the workerd entry, heal() and nothing else", () => {
+test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem entries and nothing else", () => {
   // wasm-bindgen puts JS snippets under snippets/<crate>-<hash>/; the hash is its own business.
   const snippet = (f) => f.replace(/^(web\/)?snippets\/selfheal-[0-9a-f]+\//, "$1snippets/selfheal-HASH/");
   assert.deepEqual(files.map(snippet), [
     "README.md", "package.json", "heal.d.mts", "heal.mjs",
+    // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
+    "ai-core.mjs", "ai.d.cts", "ai.d.mts", "ai.node.cjs", "ai.node.mjs", "ai.web.mjs", "ai.workerd.mjs",
+    "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
     "snippets/selfheal-HASH/js/gather.js", "snippets/selfheal-HASH/js/instructions.js",
     "snippets/selfheal-HASH/js/schema_keys.js",

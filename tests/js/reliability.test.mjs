@@ -35,7 +35,8 @@ WebAssembly.Instance = new Proxy(RealInstance, {
 const selfheal = await import('../../pkg/selfheal.js');
 WebAssembly.Instance = RealInstance;
 const { classify, repairJson, Schema, parseStructured, buildRepairPrompt, RepairLoop, CircuitBreaker,
-  Supervisor, AgentBudget, FallbackChain, DegradationLadder, Metrics, estimateTokens, planCompaction, applySummary } = selfheal;
+  Supervisor, AgentBudget, FallbackChain, DegradationLadder, Metrics, estimateTokens, planCompaction, applySummary,
+  RetryBudget } = selfheal;
 const wasmMemory = () => instance.exports.memory.buffer.byteLength;
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -201,6 +202,14 @@ function entryPoints() {
     ['Metrics.summary(windowMs)', 'windowMs', (v) => new Metrics().summary(v, NOW)],
     ['Metrics.summary(_, now)', 'now', (v) => new Metrics().summary(1000, v)],
     ['Metrics.alerts(now)', 'now', (v) => new Metrics().alerts(v)],
+    // Policy beyond one call (SPEC section 10).
+    ['classify(_, _, _, options)', 'options', (v) => classify({ status: 404 }, null, NOW, v)],
+    ['new RepairLoop(_, _, retryBudget)', 'retryBudget', (v) => new RepairLoop(baseOptions(), null, v).free()],
+    ['RepairLoop.fromJSON(_, _, retryBudget)', 'retryBudget', (v) => RepairLoop.fromJSON(state(), null, v).free()],
+    ['new RetryBudget(options)', 'options', (v) => new RetryBudget(v).free()],
+    ['RetryBudget.recordRequest(now)', 'now', (v) => new RetryBudget().recordRequest(v)],
+    ['RetryBudget.tryRetry(now)', 'now', (v) => new RetryBudget().tryRetry(v)],
+    ['RetryBudget.fromJSON(state)', 'state', (v) => RetryBudget.fromJSON(v).free()],
   ];
   // Hostile values one level down, where the readers go field by field.
   const nested = [
@@ -225,6 +234,14 @@ function entryPoints() {
       () => state()],
     ['state', (v) => CircuitBreaker.fromJSON(v).free(), ['options', 'options.failureThreshold', 'state', 'failures', 'lastFailureAt'],
       () => breakerState()],
+    ['options', (v) => classify({ status: 404 }, null, NOW, v),
+      ['rules', 'rules.0', 'rules.0.status', 'rules.0.status.1', 'rules.0.code', 'rules.0.type', 'rules.0.message', 'rules.0.class', 'rules.0.cause'],
+      () => ({ rules: [{ status: [400, 499], class: 'transient' }] })],
+    ['options', (v) => new RepairLoop(v).free(), ['rules', 'rules.0', 'rules.0.status', 'rules.0.class'],
+      () => baseOptions({ rules: [{ status: 404, class: 'transient' }] })],
+    ['options', (v) => new RetryBudget(v).free(), ['ratio', 'minPerSecond', 'windowMs'], () => ({})],
+    ['state', (v) => RetryBudget.fromJSON(v).free(), ['options', 'options.ratio', 'options.windowMs', 'buckets', 'buckets.0', 'buckets.0.slot', 'buckets.0.retries', 'latest'],
+      () => new RetryBudget().toJSON()],
   ];
   return { calls, nested };
 }
@@ -285,8 +302,10 @@ test('the same objects keep working after every hostile call they refused', () =
   const l = new RepairLoop(baseOptions());
   const schema = new Schema(CITY_SCHEMA);
   const breaker = new CircuitBreaker();
+  const retryBudget = new RetryBudget();
   for (const v of values) {
     for (const call of [
+      () => retryBudget.recordRequest(v), () => retryBudget.tryRetry(v), () => new RepairLoop(baseOptions(), breaker, v),
       () => l.next(v, NOW), () => l.next({ kind: 'error', error: v, costUsd: v }, NOW), () => l.next(reply('{}'), v),
       () => schema.parse(v, v), () => schema.validate(v), () => breaker.isOpen(v), () => breaker.recordFailure(v),
     ]) {
@@ -294,6 +313,8 @@ test('the same objects keep working after every hostile call they refused', () =
     }
   }
   // Still usable: every getter and method answers.
+  assert.equal(typeof retryBudget.available, 'number');
+  assert.equal(typeof retryBudget.tryRetry(NOW), 'boolean');
   assert.equal(typeof l.report().calls, 'number');
   assert.ok(Array.isArray(l.attempts));
   assert.equal(typeof JSON.stringify(l.toJSON()), 'string');

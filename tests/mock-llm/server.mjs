@@ -47,6 +47,11 @@
 //                      (OpenAI: a chunk, then `data: {"error": {...}}`);
 //                      a non-streaming request gets the plain `overloaded` error
 //   hang               never answer (until the client gives up or close())
+//   tool-call          200, one tool call (non-streaming only)    [name, input, arguments, id]
+//                      Anthropic: a tool_use block with `input` (an object; `arguments`
+//                      is parsed when no input is given), stop_reason "tool_use"; OpenAI:
+//                      message.tool_calls with `arguments` verbatim (so it may be broken
+//                      JSON) or JSON.stringify(input), finish_reason "tool_calls"
 // Every response carries `request-id` (Anthropic) or `x-request-id` (OpenAI);
 // Anthropic errors on 429 and 5xx carry `x-should-retry: true`, as the real API does.
 // The request record: { n, method, path, query, headers (lower-case), body
@@ -70,7 +75,7 @@ import { pathToFileURL } from "node:url";
 export const STEP_KINDS = Object.freeze([
   "valid", "text", "fenced-json", "trailing-commas", "schema-mismatch", "truncated",
   "rate-limited", "overloaded", "server-error", "unauthorized", "error",
-  "drop", "stream-overloaded", "hang",
+  "drop", "stream-overloaded", "hang", "tool-call",
 ]);
 
 /** The value replies carry when a step gives none (matches tests/js/helpers.mjs CITY_SCHEMA). */
@@ -463,6 +468,8 @@ export async function startMockLlm({
       case "unauthorized":
       case "error":
         return sendError(api, step, res);
+      case "tool-call":
+        return toolCallReply(api, step, record, res);
       default: {
         if (record.stream) {
           return api === "anthropic" ? anthropicStream(step, record, res, false) : openaiStream(step, record, res, false);
@@ -493,6 +500,34 @@ export async function startMockLlm({
         }, headersFor(api, step));
       }
     }
+  }
+
+  function toolCallReply(api, step, record, res) {
+    if (record.stream) {
+      return sendError(api, { status: 400, message: "mock-llm: tool-call steps are answered without streaming" }, res, "error");
+    }
+    const name = step.name ?? "get_weather";
+    const model = step.model ?? record.body.model ?? "mock-model";
+    const args = step.arguments ?? JSON.stringify(step.input ?? {});
+    const input = tokens(record.systemText + record.userText);
+    const output = tokens(args);
+    if (api === "anthropic") {
+      return sendJson(res, 200, {
+        id: rid("msg_mock_"), type: "message", role: "assistant", model,
+        content: [{ type: "tool_use", id: step.id ?? rid("toolu_mock_"), name, input: step.input ?? JSON.parse(args) }],
+        stop_reason: "tool_use", stop_sequence: null, usage: { input_tokens: input, output_tokens: output },
+      }, headersFor(api, step));
+    }
+    return sendJson(res, 200, {
+      id: rid("chatcmpl-mock"), object: "chat.completion", created: Math.floor(Date.now() / 1000), model,
+      choices: [{
+        index: 0,
+        message: { role: "assistant", content: null, refusal: null,
+          tool_calls: [{ id: step.id ?? rid("call_mock_"), type: "function", function: { name, arguments: args } }] },
+        logprobs: null, finish_reason: "tool_calls",
+      }],
+      usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    }, headersFor(api, step));
   }
 
   function sse(res, event, data) {

@@ -1,0 +1,194 @@
+//! JSON Schema `pattern` matching for selfheal: ECMA-262 meaning, linear time on any subject,
+//! and no regex engine with Unicode tables in the wasm build.
+//!
+//! The patched `jsonschema` (vendor/jsonschema, patches/jsonschema/README.md) compiles every
+//! `pattern` and `patternProperties` key with [`Pattern::new`]. Each pattern is
+//!
+//! 1. checked for ECMA-262 syntax (`jsonschema_regex::is_valid_ecma_regex`, as upstream does for
+//!    `format: "regex"`): a bad pattern is still an invalid schema;
+//! 2. parsed ([`ast`]), then matched by the first engine that can take it:
+//!    * no engine at all for `^` + characters and classes with counts + `$`, where one greedy
+//!      pass is exact (`simple.rs`: most schema patterns, `^[A-Z]{3}-\d{4}$`);
+//!    * on wasm32-unknown-unknown, the host's `RegExp` (`u` flag: the engine JSON Schema names)
+//!      when the [`screen`] shows it cannot backtrack for long;
+//!    * regex-lite (linear time: O(pattern × subject) on every input), when it can express the
+//!      pattern: everything but lookaround, backreferences, `\p{…}` and modifiers. The pattern is
+//!      rewritten with its ECMA-262 meaning (`.`, `\s` and friends spelled out);
+//!    * elsewhere than wasm (native tests, which have no JS), fancy-regex with its backtrack
+//!      limit, for the screened patterns regex-lite cannot express;
+//! 3. refused ([`Error::Backtracking`]) when none of these is safe: a pattern that needs a
+//!    backtracking engine and could backtrack catastrophically (`^(\w+)+\1$`). `new Schema` then
+//!    throws, naming the pattern, instead of a later call hanging on some reply.
+//!
+//! Native and wasm builds make the same choice up to step 2's first engine, so they accept and
+//! refuse the same patterns; tests/pattern_suite.rs and tests/js/patterns.test.mjs run the
+//! official suite's pattern cases through both.
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_os = "unknown",
+    target_feature = "atomics"
+))]
+compile_error!(
+    "selfheal-pattern keeps JS RegExp handles in Send + Sync engines: single-threaded wasm only"
+);
+
+mod ast;
+mod emit;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+mod js;
+mod screen;
+mod simple;
+
+/// Why a pattern was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Error {
+    /// Not an ECMA-262 regular expression.
+    Syntax,
+    /// It needs a backtracking engine (lookaround, backreferences, `\p{…}`, modifiers) and could
+    /// backtrack catastrophically on some subject.
+    Backtracking,
+    /// Valid, but no engine here takes it (too large for the linear engine and not safe for a
+    /// backtracking one, or a construct the host's `RegExp` does not support).
+    Unsupported,
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Error::Syntax => "not a valid ECMA-262 regular expression",
+            Error::Backtracking => "needs a backtracking regex engine (lookaround, backreference, \\p{…} or modifier) and could backtrack catastrophically: nest no repetition, and keep at most one unbounded repetition, after a leading ^",
+            Error::Unsupported => "is not supported by the regex engines available here",
+        })
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The engine a pattern was given to (for tests and diagnostics).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EngineKind {
+    /// One greedy pass, no engine (`^[A-Z]{3}-\d{4}$` and the like: see `simple.rs`).
+    Simple,
+    /// The host's `RegExp`.
+    Host,
+    /// regex-lite.
+    Linear,
+    /// fancy-regex (native builds only).
+    Backtracking,
+}
+
+#[derive(Clone)]
+enum Engine {
+    Simple(simple::Simple),
+    Linear(regex_lite::Regex),
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    Host(js::HostRegex),
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    Backtracking(fancy_regex::Regex),
+}
+
+/// A compiled pattern.
+#[derive(Clone)]
+pub struct Pattern {
+    source: Box<str>,
+    engine: Engine,
+}
+
+impl std::fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pattern")
+            .field("source", &self.source)
+            .field("engine", &self.engine_kind())
+            .finish()
+    }
+}
+
+/// The match could not be finished (the host engine threw, or fancy-regex hit its backtrack
+/// limit). Rare: screened patterns cannot backtrack for long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MatchError;
+
+/// fancy-regex's budget for the screened patterns it runs natively.
+#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+const BACKTRACK_LIMIT: usize = 1_000_000;
+
+impl Pattern {
+    /// Compile an ECMA-262 pattern (see the crate docs for which engine takes it).
+    pub fn new(source: &str) -> Result<Pattern, Error> {
+        if !jsonschema_regex::is_valid_ecma_regex(source) {
+            return Err(Error::Syntax);
+        }
+        let node = ast::parse(source).ok_or(Error::Unsupported)?;
+        let engine = match simple::Simple::new(&node) {
+            Some(simple) => Engine::Simple(simple),
+            None => Self::choose(&node, screen::backtracking_safe(&node))?,
+        };
+        Ok(Pattern {
+            source: source.into(),
+            engine,
+        })
+    }
+
+    #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+    fn choose(node: &ast::Node, safe: bool) -> Result<Engine, Error> {
+        if safe {
+            if let Some(host) = js::HostRegex::new(&emit::js_source::to_js(node)) {
+                return Ok(Engine::Host(host));
+            }
+        }
+        match Self::linear(node) {
+            Some(linear) => Ok(Engine::Linear(linear)),
+            None if safe => Err(Error::Unsupported),
+            None => Err(Error::Backtracking),
+        }
+    }
+
+    #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+    fn choose(node: &ast::Node, safe: bool) -> Result<Engine, Error> {
+        if let Some(linear) = Self::linear(node) {
+            return Ok(Engine::Linear(linear));
+        }
+        if !safe {
+            return Err(Error::Backtracking);
+        }
+        let translated = emit::to_rust(node, emit::Dialect::Fancy).ok_or(Error::Unsupported)?;
+        fancy_regex::RegexBuilder::new(&translated)
+            .backtrack_limit(BACKTRACK_LIMIT)
+            .build()
+            .map(Engine::Backtracking)
+            .map_err(|_| Error::Unsupported)
+    }
+
+    fn linear(node: &ast::Node) -> Option<regex_lite::Regex> {
+        regex_lite::Regex::new(&emit::to_rust(node, emit::Dialect::Lite)?).ok()
+    }
+
+    /// The pattern as written in the schema.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    pub fn engine_kind(&self) -> EngineKind {
+        match self.engine {
+            Engine::Simple(_) => EngineKind::Simple,
+            Engine::Linear(_) => EngineKind::Linear,
+            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            Engine::Host(_) => EngineKind::Host,
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+            Engine::Backtracking(_) => EngineKind::Backtracking,
+        }
+    }
+
+    /// Whether the pattern matches somewhere in `subject` (ECMA-262 `RegExp.prototype.test`).
+    pub fn is_match(&self, subject: &str) -> Result<bool, MatchError> {
+        match &self.engine {
+            Engine::Simple(simple) => Ok(simple.is_match(subject)),
+            Engine::Linear(re) => Ok(re.is_match(subject)),
+            #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+            Engine::Host(re) => re.test(subject).ok_or(MatchError),
+            #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+            Engine::Backtracking(re) => re.is_match(subject).map_err(|_| MatchError),
+        }
+    }
+}

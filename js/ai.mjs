@@ -1,0 +1,565 @@
+// selfheal for the AI SDK (`ai` 7.x, LanguageModelV4), SPEC section 11:
+//
+//   selfhealMiddleware(options)  for wrapLanguageModel: selfheal's classification, per-class
+//                                budgets, backoff, retry-after, deadline, circuit breaker and
+//                                retry budget on doGenerate and doStream; structured output
+//                                (responseFormat json) repaired locally, then reasked
+//   repairText(options)          generateObject's `repairText`: local repair and schema-aligned
+//                                parsing first, then one repair call carrying the issues
+//   repairToolCall(options)      `repairToolCall` of generateText / streamText: arguments
+//                                repaired against the tool's input schema, else one reask
+//                                quoting the issues; the tool name and call id are kept
+//
+// selfheal must be the only retry policy: call the SDK with `maxRetries: 0`. The middleware
+// warns once when it sees the SDK retry a call it gave up on, and makes no call for that retry.
+//
+// This module takes selfheal by injection (`createSelfhealAi({ RepairLoop, parseStructured,
+// buildRepairPrompt })`), so it works with any entry of the package; `selfheal/ai` binds it to
+// the entry a runtime resolves. It imports nothing from `ai`: it implements the
+// LanguageModelV4 middleware and callback shapes as the SDK's own .d.ts files declare them.
+import { isStandardSchema, issuePointer, resolveSchema } from "./standard.mjs";
+import { isTracer, startModelCall } from "./otel.mjs";
+
+/** Parts of a stream that carry no model output yet (metadata, a provider's custom events, the
+ * start of a block): held back until the first output, so a retry before it loses nothing. */
+const PRELUDE_PARTS = new Set(["stream-start", "response-metadata", "raw", "ping", "custom", "text-start", "reasoning-start"]);
+
+/** AI SDK finish reasons (unified) as the stop reasons SPEC section 4 knows. */
+const UNIFIED_STOP = {
+  stop: "stop", length: "length", "content-filter": "content_filter", "tool-calls": "tool_calls", interrupted: "incomplete",
+};
+
+/** Host keys of selfhealMiddleware's options; everything else goes to the RepairLoop. */
+const MIDDLEWARE_KEYS = new Set(["breaker", "retryBudget", "tracer", "structured", "onStep", "warn", "system"]);
+
+/** The error selfheal throws when it stops a call that has no error of its own to throw. */
+export class SelfhealError extends Error {
+  constructor(instruction) {
+    super(`selfheal: ${instruction.reason}: ${instruction.detail}`);
+    this.name = "SelfhealError";
+    /** The `degrade` instruction that stopped the call. */
+    this.instruction = instruction;
+  }
+}
+
+/**
+ * Bind the AI SDK parts to a selfheal build.
+ * @param {{ RepairLoop: Function, parseStructured: Function, buildRepairPrompt: Function }} selfheal
+ */
+export function createSelfhealAi(selfheal) {
+  const { RepairLoop, parseStructured, buildRepairPrompt } = selfheal ?? {};
+  if (typeof RepairLoop !== "function" || typeof parseStructured !== "function" || typeof buildRepairPrompt !== "function") {
+    throw new TypeError("createSelfhealAi: pass the selfheal module (RepairLoop, parseStructured, buildRepairPrompt)");
+  }
+  /** The degrade instruction behind each error the middleware gave up on. */
+  const degrades = new WeakMap();
+
+  /**
+   * The `degrade` instruction with which selfheal gave up on the call that threw `error`
+   * (null for an error selfheal did not stop on).
+   */
+  function degradeOf(error) {
+    return error !== null && typeof error === "object" ? (degrades.get(error) ?? null) : null;
+  }
+
+  function selfhealMiddleware(options = {}) {
+    if (options === null || typeof options !== "object") throw new TypeError("selfhealMiddleware: options must be an object");
+    const { breaker, retryBudget, tracer, structured = true, onStep, warn = defaultWarn, system } = options;
+    const loopOptions = {};
+    for (const [k, v] of Object.entries(options)) if (!MIDDLEWARE_KEYS.has(k)) loopOptions[k] = v;
+    checkRetryBudget(retryBudget, "selfhealMiddleware");
+    if (tracer !== undefined && !isTracer(tracer)) throw new TypeError("selfhealMiddleware: options.tracer must be an @opentelemetry/api Tracer");
+    // Fail on bad loop options now, not at the first call.
+    new RepairLoop(loopFor(loopOptions, null)).free();
+
+    // Prompts of the calls selfheal gave up on, with what it threw. The SDK reuses the prompt
+    // array when its own retry loop calls again, so a second call with one of them is the
+    // SDK retrying: warn once, and answer it with the same error without calling the provider.
+    const givenUp = new WeakMap();
+    let warned = false;
+
+    async function run(kind, firstCall, params, model) {
+      const previous = params?.prompt && givenUp.get(params.prompt);
+      if (previous) {
+        if (!warned) {
+          warned = true;
+          warn("selfheal: the AI SDK is retrying a call selfheal already gave up on; set maxRetries: 0 on the SDK call so that selfheal is the only retry policy (no request was sent for this retry)");
+        }
+        throw previous;
+      }
+      const responseFormat = params?.responseFormat;
+      const repairing = structured && kind === "generate" && responseFormat?.type === "json";
+      const loop = new RepairLoop(loopFor(loopOptions, repairing ? (responseFormat.schema ?? true) : null), ...(breaker ? [breaker] : []));
+      const signal = params?.abortSignal;
+      const spanBase = { system: system ?? providerName(model), model: model?.modelId };
+      let callParams = params;
+      let call = firstCall;
+      let attempt = 1;
+      let loopUser = "";
+      let lastError = null;
+      const giveUp = (step, error) => {
+        const thrown = error ?? new SelfhealError(step);
+        degrades.set(thrown, step);
+        if (params?.prompt && typeof params.prompt === "object") givenUp.set(params.prompt, thrown);
+        return thrown;
+      };
+      try {
+        retryBudget?.recordRequest(Date.now());
+        if (breaker && breaker.isOpen(Date.now())) {
+          throw giveUp(syntheticDegrade("circuit-open", "the circuit breaker is open; no call was made", 0, null));
+        }
+        for (;;) {
+          const span = tracer ? startModelCall(tracer, { ...spanBase, attempt }) : null;
+          let result;
+          let outcome;
+          try {
+            result = await call();
+          } catch (error) {
+            if (signal?.aborted) {
+              span?.error(error);
+              span?.end();
+              throw error;
+            }
+            lastError = error;
+            span?.error(error);
+            outcome = { kind: "error", error: forClassify(error) };
+          }
+          if (result !== undefined) {
+            span?.reply({ usage: usageOf(result.usage), responseModel: result.response?.modelId });
+            if (!repairing) {
+              breaker?.recordSuccess();
+              const done = syntheticDone(attempt);
+              onStep?.({ kind: "reply" }, done);
+              span?.instruction(done);
+              return result;
+            }
+            outcome = replyOutcome(result);
+          }
+          const step = loop.next(outcome);
+          onStep?.(outcome, step);
+          span?.instruction(step);
+          switch (step.type) {
+            case "done":
+              return step.source === "first-pass" ? result : withStructuredText(result, step.text);
+            case "degrade":
+              if (result !== undefined) return result; // a reply that stayed invalid: the SDK reports it
+              throw giveUp(step, lastError);
+            case "wait-for-backoff":
+            case "send-repair-prompt": {
+              if (retryBudget && !retryBudget.tryRetry(Date.now())) {
+                const stop = syntheticDegrade("retry-budget-exhausted", "the retry budget refused another call", attempt, step.classified);
+                onStep?.(outcome, stop);
+                if (result !== undefined) return result;
+                throw giveUp(stop, lastError);
+              }
+              if (step.type === "wait-for-backoff") {
+                if (!(await sleep(step.delayMs, signal))) throw abortError(signal);
+              } else {
+                callParams = repairedParams(callParams, step, loopUser, result);
+                loopUser = step.prompt.user;
+              }
+              const sending = callParams;
+              call = sending === params ? firstCall : kind === "generate"
+                ? () => model.doGenerate(sending)
+                : () => openStream(() => model.doStream(sending));
+              attempt = step.attempt;
+              break;
+            }
+            default:
+              throw new Error(`selfheal: unknown instruction ${JSON.stringify(step.type)}`);
+          }
+        }
+      } finally {
+        loop.free();
+      }
+    }
+
+    return {
+      specificationVersion: "v4",
+      wrapGenerate: ({ doGenerate, params, model }) => run("generate", doGenerate, params, model),
+      wrapStream: ({ doStream, params, model }) => run("stream", () => openStream(doStream), params, model),
+    };
+  }
+
+  /**
+   * The host loop of repairText and repairToolCall. The reply the SDK could not use is call 1;
+   * every `done` value goes through `check` (the schema library's validate), whose rejection
+   * goes back to the loop; every call the loop asks for goes through `send(prompt)`, which
+   * resolves `{ outcome, usage }` or throws. Resolves the accepted `done`, or null.
+   */
+  async function driveRepair({ loop, raw, check, send, rewrite, model, tracer, onStep, signal }) {
+    let outcome = { kind: "reply", text: raw };
+    let step = loop.next(outcome);
+    for (;;) {
+      onStep?.(outcome, step);
+      if (step.type === "done") {
+        const checked = await check(step.value);
+        if (checked.ok) return step;
+        outcome = checked.outcome;
+        step = loop.next(outcome);
+        onStep?.(outcome, step);
+        if (step.type === "send-repair-prompt" && rewrite) step = rewrite(step, checked.issues, raw);
+      }
+      if (step.type === "degrade" || model === undefined) return null;
+      if (step.type === "wait-for-backoff" && !(await sleep(step.delayMs, signal))) return null;
+      const span = tracer ? startModelCall(tracer, { system: providerName(model), model: model.modelId, attempt: step.attempt }) : null;
+      try {
+        const sent = await send(step.prompt);
+        span?.reply({ usage: sent.usage });
+        outcome = sent.outcome;
+        raw = outcome.text;
+      } catch (error) {
+        span?.error(error);
+        // A call the middleware already gave up on is final here too; so is an abort.
+        if (degradeOf(error) || signal?.aborted) {
+          span?.end();
+          return null;
+        }
+        outcome = { kind: "error", error: forClassify(error) };
+      }
+      step = loop.next(outcome);
+      span?.instruction(step);
+    }
+  }
+
+  /**
+   * `repairText` for generateObject / streamObject: local repair and schema-aligned parsing of
+   * the text the SDK could not use, the schema library's own validate (a Standard Schema), and
+   * when that is not enough one repair call through `model` carrying the issues, within the
+   * loop's budgets. Resolves the JSON text to parse, or null (the SDK then throws its error).
+   */
+  function repairText(options = {}) {
+    if (options === null || typeof options !== "object") throw new TypeError("repairText: options must be an object");
+    const { model, schema, prompt, system, tracer, onStep, ...loopOptions } = options;
+    if (schema === undefined) throw new TypeError("repairText: options.schema is required (the schema given to generateObject)");
+    if (model !== undefined && !isLanguageModel(model)) throw new TypeError("repairText: options.model must be a LanguageModelV4");
+    const base = basePrompt(system, prompt);
+    const resolving = resolveAnySchema(schema);
+    resolving.catch(() => {}); // reported by the first repair that awaits it
+    return async ({ text }) => {
+      const resolved = await resolving;
+      const responseFormat = { type: "json", ...(resolved.jsonSchema === true ? {} : { schema: resolved.jsonSchema }) };
+      const loop = new RepairLoop({ ...loopOptions, prompt: base ?? { system: "", user: "" }, schema: resolved.jsonSchema });
+      try {
+        const done = await driveRepair({
+          loop, raw: String(text ?? ""), check: resolved.check, model, tracer, onStep,
+          send: async (p) => {
+            const result = await model.doGenerate({ prompt: v4Prompt(p), responseFormat });
+            return { outcome: replyOutcome(result), usage: usageOf(result.usage) };
+          },
+          // Without the original prompt there is no conversation to append a correction to: a
+          // self-contained fix prompt quoting the same issues instead (the loop still decided
+          // that a call may be made).
+          rewrite: base === null
+            ? (step, issues, raw) => ({ ...step, prompt: buildRepairPrompt(reportOf(issues), resolved.jsonSchema === true ? {} : resolved.jsonSchema, raw) })
+            : null,
+        });
+        return done === null ? null : done.text;
+      } finally {
+        loop.free();
+      }
+    };
+  }
+
+  /**
+   * `repairToolCall` for generateText / streamText: the call's arguments are parsed and
+   * repaired locally against the tool's input schema (and its Standard Schema validate); when
+   * that fails, one reask through `model` (the instructions and the last user turn, the issues
+   * appended, the tool forced), never replaying the invalid input. Resolves the tool call with
+   * its name and id unchanged and repaired `input`, or null.
+   */
+  function repairToolCall(options = {}) {
+    if (options === null || typeof options !== "object") throw new TypeError("repairToolCall: options must be an object");
+    const { model, tracer, onStep, ...loopOptions } = options;
+    if (model !== undefined && !isLanguageModel(model)) throw new TypeError("repairToolCall: options.model must be a LanguageModelV4");
+    return async ({ toolCall, tools, inputSchema, error, messages, instructions, system, abortSignal }) => {
+      if (error?.name === "AI_NoSuchToolError" || toolCall === null || typeof toolCall !== "object") return null;
+      const tool = tools?.[toolCall.toolName];
+      if (!tool) return null;
+      const declared = isStandardSchema(tool.inputSchema) ? await resolveSchema(tool.inputSchema) : null;
+      const jsonSchema = declared && declared.jsonSchema !== true ? declared.jsonSchema : await inputSchema({ toolName: toolCall.toolName });
+      const check = declared ? declared.check : async (value) => ({ ok: true, value });
+      const base = { system: instructionsText(instructions ?? system), user: lastUserText(messages) };
+      const loop = new RepairLoop({ mode: "reask", ...loopOptions, prompt: base, schema: jsonSchema });
+      try {
+        const done = await driveRepair({
+          loop, raw: typeof toolCall.input === "string" ? toolCall.input : JSON.stringify(toolCall.input ?? null),
+          check, model, tracer, onStep, signal: abortSignal,
+          send: async (p) => {
+            const result = await model.doGenerate({
+              prompt: v4Prompt(p),
+              tools: [{ type: "function", name: toolCall.toolName, description: tool.description, inputSchema: jsonSchema }],
+              toolChoice: { type: "tool", toolName: toolCall.toolName },
+              ...(abortSignal ? { abortSignal } : {}),
+            });
+            const again = (result.content ?? []).find((part) => part?.type === "tool-call" && part.toolName === toolCall.toolName);
+            const text = again ? (typeof again.input === "string" ? again.input : JSON.stringify(again.input)) : textOf(result);
+            return { outcome: { kind: "reply", text }, usage: usageOf(result.usage) };
+          },
+        });
+        return done === null ? null : { ...toolCall, input: done.text };
+      } finally {
+        loop.free();
+      }
+    };
+  }
+
+  return { selfhealMiddleware, repairText, repairToolCall, degradeOf };
+}
+
+// ---------- helpers (no selfheal state) ----------
+
+function loopFor(loopOptions, schema) {
+  const o = { mode: "reask", ...loopOptions, prompt: { system: "", user: "" } };
+  if (schema !== null) o.schema = schema;
+  else delete o.schema;
+  return o;
+}
+
+function checkRetryBudget(retryBudget, who) {
+  if (retryBudget === undefined || retryBudget === null) return;
+  if (typeof retryBudget.tryRetry !== "function" || typeof retryBudget.recordRequest !== "function") {
+    throw new TypeError(`${who}: options.retryBudget must have tryRetry(now) and recordRequest(now) (a selfheal RetryBudget)`);
+  }
+}
+
+function defaultWarn(message) {
+  console.warn(message);
+}
+
+function isLanguageModel(model) {
+  return model !== null && typeof model === "object" && typeof model.doGenerate === "function";
+}
+
+/** "anthropic.messages" -> "anthropic", as gen_ai.system names providers. */
+function providerName(model) {
+  const p = typeof model?.provider === "string" ? model.provider : "";
+  return p.split(".")[0] || undefined;
+}
+
+/**
+ * What classify reads, from an AI SDK error: APICallError keeps the status in `statusCode`
+ * (which classify reads) but the headers in `responseHeaders` and the provider's error body
+ * in `data`, where classify does not look. Anything else goes to classify as it is.
+ */
+export function forClassify(error) {
+  if (error === null || typeof error !== "object") return error;
+  const hasHeaders = error.responseHeaders && typeof error.responseHeaders === "object" && error.headers === undefined;
+  const data = error.data;
+  if (!hasHeaders && (data === undefined || data === null)) return error;
+  const view = {
+    name: error.name,
+    message: error.message,
+    status: error.status ?? error.statusCode,
+    headers: hasHeaders ? error.responseHeaders : error.headers,
+    code: error.code,
+    type: error.type,
+    cause: error.cause,
+  };
+  // Anthropic: { type: "error", error: { type, message } }; OpenAI: { error: { message, type, code } }.
+  const inner = data && typeof data === "object" ? (data.error ?? data) : undefined;
+  if (inner && typeof inner === "object") view.error = inner;
+  return view;
+}
+
+function usageOf(usage) {
+  if (!usage) return undefined;
+  const input = typeof usage.inputTokens === "object" ? usage.inputTokens?.total : usage.inputTokens;
+  const output = typeof usage.outputTokens === "object" ? usage.outputTokens?.total : usage.outputTokens;
+  return { inputTokens: input, outputTokens: output };
+}
+
+function textOf(result) {
+  if (typeof result?.structuredOutputText === "string") return result.structuredOutputText;
+  return (result?.content ?? []).filter((p) => p?.type === "text").map((p) => p.text).join("");
+}
+
+function stopReasonOf(result) {
+  const f = result?.finishReason;
+  if (typeof f === "string") return UNIFIED_STOP[f];
+  if (typeof f?.raw === "string" && f.raw.length > 0) return f.raw;
+  return UNIFIED_STOP[f?.unified];
+}
+
+function replyOutcome(result) {
+  const outcome = { kind: "reply", text: textOf(result) };
+  const stopReason = stopReasonOf(result);
+  if (stopReason !== undefined) outcome.stopReason = stopReason;
+  const usage = usageOf(result?.usage);
+  if (Number.isFinite(usage?.inputTokens) && Number.isFinite(usage?.outputTokens)) outcome.usage = usage;
+  return outcome;
+}
+
+/** The result with the JSON selfheal accepted as the text the SDK parses (content unchanged). */
+function withStructuredText(result, text) {
+  return { ...result, structuredOutputText: text };
+}
+
+/**
+ * The call after a repair instruction. "reask": the conversation so far, the reply that failed
+ * as the assistant's turn, and the loop's correction as a new user turn. "fix" / "alternate":
+ * the loop's self-contained prompt in place of the conversation.
+ */
+function repairedParams(params, step, loopUser, result) {
+  if (step.strategy === "reask") {
+    const correction = step.prompt.user.slice(loopUser.length).replace(/^\s+/, "");
+    const reply = textOf(result);
+    const prompt = [...params.prompt];
+    if (reply.length > 0) prompt.push({ role: "assistant", content: [{ type: "text", text: reply }] });
+    prompt.push({ role: "user", content: [{ type: "text", text: correction }] });
+    return { ...params, prompt };
+  }
+  return { ...params, prompt: v4Prompt(step.prompt) };
+}
+
+function v4Prompt({ system, user }) {
+  const prompt = [];
+  if (system) prompt.push({ role: "system", content: system });
+  prompt.push({ role: "user", content: [{ type: "text", text: user }] });
+  return prompt;
+}
+
+function basePrompt(system, prompt) {
+  if (prompt === undefined && system === undefined) return null;
+  if (prompt !== undefined && typeof prompt !== "string") throw new TypeError("repairText: options.prompt must be a string (the prompt given to generateObject)");
+  if (system !== undefined && typeof system !== "string") throw new TypeError("repairText: options.system must be a string");
+  return { system: system ?? "", user: prompt ?? "" };
+}
+
+function instructionsText(instructions) {
+  if (typeof instructions === "string") return instructions;
+  if (Array.isArray(instructions)) return instructions.map(instructionsText).join("\n");
+  if (instructions && typeof instructions.content === "string") return instructions.content;
+  return "";
+}
+
+/** The text of the last user turn of AI SDK ModelMessages (text parts only). */
+function lastUserText(messages) {
+  const list = Array.isArray(messages) ? messages : [];
+  for (let i = list.length - 1; i >= 0; i--) {
+    const m = list[i];
+    if (m?.role !== "user") continue;
+    if (typeof m.content === "string") return m.content;
+    if (Array.isArray(m.content)) return m.content.filter((p) => p?.type === "text").map((p) => p.text).join("\n");
+  }
+  return "";
+}
+
+/** A Standard Schema, an AI SDK Schema (`jsonSchema()`, `zodSchema()`) or a JSON Schema. */
+async function resolveAnySchema(schema) {
+  if (isStandardSchema(schema)) return resolveSchema(schema);
+  if (schema && typeof schema === "object" && "jsonSchema" in schema && typeof schema.validate === "function") {
+    const jsonSchema = await schema.jsonSchema;
+    return {
+      standard: false, jsonSchema, source: "ai-sdk-schema", vendor: null, note: null,
+      check: async (value) => {
+        const r = await schema.validate(value);
+        if (r?.success) return { ok: true, value: r.value };
+        const reason = `- (root): ${String(r?.error?.message ?? "invalid").replace(/\s+/g, " ")}`;
+        return { ok: false, issues: [{ message: r?.error?.message ?? "invalid" }], reason, outcome: { kind: "rejected", reason } };
+      },
+    };
+  }
+  return resolveSchema(schema);
+}
+
+function reportOf(issues) {
+  return {
+    kinds: ["schema"],
+    issues: issues.map((issue) => ({ kind: "schema", path: issuePointer(issue), message: String(issue?.message ?? "invalid") })),
+  };
+}
+
+function syntheticDone(attempts) {
+  return { type: "done", value: null, text: "", source: "first-pass", fixes: [], attempts, costUsd: 0 };
+}
+
+function syntheticDegrade(reason, detail, attempts, classified) {
+  return { type: "degrade", reason, detail, fallback: null, report: null, classified: classified ?? null, attempts, costUsd: 0 };
+}
+
+/**
+ * Open a stream and read it up to its first part of model output. An error before that (the
+ * call threw, the stream errored, or an `error` part arrived) is thrown, so the call can be
+ * retried; from the first output on, every part, errors included, goes to the caller as is.
+ */
+async function openStream(doStream) {
+  const result = await doStream();
+  const reader = result.stream.getReader();
+  const held = [];
+  let ended = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        ended = true;
+        break;
+      }
+      if (value?.type === "error") throw value.error;
+      held.push(value);
+      const empty = (value?.type === "text-delta" || value?.type === "reasoning-delta") && value.delta === "";
+      if (!PRELUDE_PARTS.has(value?.type) && !empty) break;
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  }
+  const stream = new ReadableStream({
+    async pull(controller) {
+      if (held.length > 0) {
+        controller.enqueue(held.shift());
+        return;
+      }
+      if (ended) {
+        controller.close();
+        return;
+      }
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return { ...result, stream };
+}
+
+function abortError(signal) {
+  const reason = signal?.reason;
+  if (reason instanceof Error) return reason;
+  const e = new Error(typeof reason === "string" ? reason : "This operation was aborted");
+  e.name = "AbortError";
+  return e;
+}
+
+/**
+ * Resolves true once `ms` have passed (re-arming for the rest if a timer fires early, so a
+ * server's retry-after is never cut short), or false as soon as `signal` aborts.
+ */
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const until = performance.now() + ms;
+    let timer;
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const tick = () => {
+      const left = until - performance.now();
+      if (left > 0) {
+        timer = setTimeout(tick, Math.ceil(left));
+        return;
+      }
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    timer = setTimeout(tick, ms);
+  });
+}

@@ -1,0 +1,66 @@
+//! getrandom's backend on wasm32 (selected by `.cargo/config.toml`: getrandom's documented
+//! `custom` backend).
+//!
+//! `crypto.getRandomValues`, imported with `catch`, whenever the host allows it. Where it throws
+//! or is missing (Cloudflare Workers at module scope allow no random values), the bytes come from
+//! SplitMix64 seeded by the clock and a counter instead of an error. Two callers draw here:
+//!
+//! * jsonschema's `ahash` maps, once per instance, for their hash keys. An error there is a
+//!   panic, which trapped a Worker that compiled its `Schema` at module scope. Their keys do not
+//!   need to be secret on wasm: the reply parser's own maps (serde_json's, with std's
+//!   `RandomState`) already use fixed keys on wasm32-unknown-unknown, so unpredictable ahash keys
+//!   would not make a flood of colliding keys any cheaper to survive (the reply size cap does).
+//! * selfheal's default jitter seeds (`random_seed` in loop_js.rs), drawn inside handlers, where
+//!   crypto works; before this backend they fell back to the clock in the same situation.
+
+use std::cell::Cell;
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = ["globalThis", "crypto"], js_name = getRandomValues, catch)]
+    fn get_random_values(buf: &mut [u8]) -> Result<(), JsValue>;
+}
+
+/// `crypto.getRandomValues` fills at most this many bytes per call.
+const MAX_CHUNK: usize = 65_536;
+
+thread_local! {
+    static FALLBACK_DRAWS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn fill(dest: &mut [u8]) {
+    if dest
+        .chunks_mut(MAX_CHUNK)
+        .all(|chunk| get_random_values(chunk).is_ok())
+    {
+        return;
+    }
+    let draw = FALLBACK_DRAWS.with(|n| {
+        n.set(n.get().wrapping_add(1));
+        n.get()
+    });
+    let mut rng = crate::backoff::Rng::new(js_sys::Date::now().to_bits() ^ draw.rotate_left(32));
+    for chunk in dest.chunks_mut(8) {
+        for (byte, random) in chunk.iter_mut().zip(rng.next_u64().to_le_bytes()) {
+            *byte = random;
+        }
+    }
+}
+
+/// The symbol getrandom's `custom` backend calls.
+///
+/// # Safety
+/// getrandom passes a pointer to `len` writable bytes.
+#[no_mangle]
+unsafe extern "Rust" fn __getrandom_v03_custom(
+    dest: *mut u8,
+    len: usize,
+) -> Result<(), getrandom::Error> {
+    if len > 0 {
+        // SAFETY: getrandom guarantees `dest` points to `len` writable bytes.
+        fill(unsafe { std::slice::from_raw_parts_mut(dest, len) });
+    }
+    Ok(())
+}

@@ -1,0 +1,355 @@
+// js/ai.mjs with the real `ai` package (7.x) and its mock language model (ai/test): the
+// middleware on doGenerate and doStream, repairText for generateObject, repairToolCall for
+// generateText. End-to-end runs with the official providers are in ai_providers.test.mjs.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { APICallError, generateObject, generateText, Output, streamText, tool, wrapLanguageModel } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import * as z from "zod";
+
+import * as selfheal from "../../pkg/selfheal.js";
+import { createSelfhealAi, forClassify, SelfhealError } from "../../js/ai.mjs";
+
+const { selfhealMiddleware, repairText, repairToolCall, degradeOf } = createSelfhealAi(selfheal);
+const FAST = { backoff: { baseMs: 5, jitterMs: 0 }, seed: 1 };
+const CITY = z.object({ city: z.string(), population: z.number().int().optional() });
+
+/** An APICallError as @ai-sdk/anthropic throws it for an HTTP error. */
+function httpError(status, { headers = {}, type = "overloaded_error", message = "Overloaded" } = {}) {
+  return new APICallError({
+    message, url: "https://api.anthropic.com/v1/messages", requestBodyValues: {}, statusCode: status,
+    responseHeaders: { "content-type": "application/json", ...headers },
+    responseBody: JSON.stringify({ type: "error", error: { type, message } }),
+    isRetryable: status === 429 || status >= 500,
+    data: { type: "error", error: { type, message } },
+  });
+}
+
+const usage = (input = 10, output = 5) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+const textResult = (text, raw = "end_turn") => ({
+  content: [{ type: "text", text }], finishReason: { unified: raw === "max_tokens" ? "length" : "stop", raw }, usage: usage(), warnings: [],
+});
+const toolResult = (toolName, input, toolCallId = "call_1") => ({
+  content: [{ type: "tool-call", toolCallId, toolName, input }], finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage(), warnings: [],
+});
+
+/** A mock model answering each doGenerate with the next script item (an Error is thrown). */
+function scripted(script) {
+  const times = [];
+  const model = new MockLanguageModelV4({
+    provider: "anthropic.messages",
+    modelId: "claude-mock-1",
+    doGenerate: async () => {
+      times.push(performance.now());
+      assert.ok(script.length > 0, "the model was called more often than the test expected");
+      const next = script.shift();
+      if (next instanceof Error) throw next;
+      return next;
+    },
+  });
+  return { model, times };
+}
+
+test("the middleware: 529, 529 (retry-after), then a fenced reply: Output.object succeeds with 3 calls", async () => {
+  const { model, times } = scripted([
+    httpError(529, { headers: { "retry-after": "0.08" } }),
+    httpError(529),
+    textResult('```json\n{"city": "Paris"}\n```'),
+  ]);
+  const steps = [];
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, onStep: (_, s) => steps.push(s) }) });
+  const { output } = await generateText({ model: wrapped, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where is the Eiffel Tower?" });
+  assert.deepEqual(output, { city: "Paris" });
+  assert.equal(model.doGenerateCalls.length, 3);
+  assert.deepEqual(steps.map((s) => s.type), ["wait-for-backoff", "wait-for-backoff", "done"]);
+  assert.equal(steps[0].delayMs, 80, "the server's retry-after replaces the backoff");
+  assert.equal(steps[0].classified.cause, "overloaded");
+  assert.ok(times[1] - times[0] >= 79, `waited ${times[1] - times[0]} ms for a retry-after of 80 ms`);
+  assert.equal(steps[1].delayMs, 10, "selfheal's own backoff (5 ms · 2)");
+  assert.equal(steps[2].source, "locally-repaired");
+  assert.deepEqual(steps[2].fixes, ["code-fence"]);
+});
+
+test("the middleware leaves an unstructured reply alone and resends the same params", async () => {
+  const { model } = scripted([httpError(500, { type: "api_error", message: "Internal server error" }), textResult("Hello there")]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const { text } = await generateText({ model: wrapped, maxRetries: 0, prompt: "Say hello" });
+  assert.equal(text, "Hello there");
+  assert.equal(model.doGenerateCalls.length, 2);
+  assert.deepEqual(model.doGenerateCalls[1].prompt, model.doGenerateCalls[0].prompt);
+});
+
+test("per-class budgets: transient spent -> the provider's own error, with the degrade attached", async () => {
+  const { model } = scripted([httpError(529), httpError(529)]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, budget: { transient: 1 } }) });
+  const error = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(APICallError.isInstance(error), "the error the provider threw, unchanged");
+  assert.equal(error.statusCode, 529);
+  assert.equal(degradeOf(error).reason, "transient-exhausted");
+  assert.equal(degradeOf(error).attempts, 2);
+  assert.equal(model.doGenerateCalls.length, 2);
+});
+
+test("hard-fail stops at once (401), and unknown errors are never retried", async () => {
+  const { model } = scripted([httpError(401, { type: "authentication_error", message: "invalid x-api-key" })]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((err) => err);
+  assert.equal(degradeOf(e).reason, "hard-fail");
+  assert.equal(degradeOf(e).classified.cause, "auth");
+  const odd = scripted([new Error("something odd")]);
+  const wrapped2 = wrapLanguageModel({ model: odd.model, middleware: selfhealMiddleware(FAST) });
+  const e2 = await generateText({ model: wrapped2, maxRetries: 0, prompt: "x" }).catch((err) => err);
+  assert.equal(e2.message, "something odd");
+  assert.equal(degradeOf(e2).classified.cause, "unknown");
+  assert.equal(odd.model.doGenerateCalls.length, 1);
+});
+
+test("both retrying: the SDK's retry of a call selfheal gave up on warns once and sends nothing", async () => {
+  const warnings = [];
+  // retry-after-ms: 1 keeps the SDK's own retry delay short; it reads the same header.
+  const fail = () => httpError(529, { headers: { "retry-after-ms": "1" } });
+  const { model } = scripted([fail(), fail(), fail(), fail()]);
+  const middleware = selfhealMiddleware({ ...FAST, budget: { transient: 1 }, warn: (m) => warnings.push(m) });
+  const wrapped = wrapLanguageModel({ model, middleware });
+  const e = await generateText({ model: wrapped, maxRetries: 2, prompt: "x" }).catch((err) => err);
+  assert.ok(e, "it still fails");
+  assert.equal(model.doGenerateCalls.length, 2, "selfheal's two calls; none from the SDK's retry loop");
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /set maxRetries: 0/);
+  // A second misconfigured call does not warn again.
+  await generateText({ model: wrapped, maxRetries: 1, prompt: "y" }).catch(() => {});
+  assert.equal(warnings.length, 1);
+  assert.equal(model.doGenerateCalls.length, 4);
+});
+
+test("a CircuitBreaker: transient failures open it, and an open breaker makes no call", async () => {
+  const breaker = new selfheal.CircuitBreaker({ failureThreshold: 2, resetTimeoutMs: 60_000 });
+  try {
+    const { model } = scripted([httpError(529), httpError(529)]);
+    const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, breaker }) });
+    const first = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((e) => e);
+    assert.equal(degradeOf(first).reason, "circuit-open");
+    assert.equal(breaker.state, "open");
+    const second = await generateText({ model: wrapped, maxRetries: 0, prompt: "y" }).catch((e) => e);
+    assert.ok(second instanceof SelfhealError);
+    assert.equal(second.instruction.reason, "circuit-open");
+    assert.equal(model.doGenerateCalls.length, 2, "no call while open");
+  } finally {
+    breaker.free();
+  }
+});
+
+test("a retry budget (any object with tryRetry/recordRequest) is asked before every resend", async () => {
+  const log = [];
+  const retryBudget = {
+    recordRequest: (now) => log.push(["request", typeof now]),
+    tryRetry: (now) => {
+      log.push(["retry", typeof now]);
+      return log.filter(([k]) => k === "retry").length < 2;
+    },
+  };
+  const { model } = scripted([httpError(503), httpError(503), textResult("never")]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
+  const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((err) => err);
+  assert.equal(degradeOf(e).reason, "retry-budget-exhausted");
+  assert.deepEqual(log, [["request", "number"], ["retry", "number"], ["retry", "number"]]);
+  assert.equal(model.doGenerateCalls.length, 2);
+  assert.throws(() => selfhealMiddleware({ retryBudget: {} }), /tryRetry\(now\) and recordRequest\(now\)/);
+});
+
+test("the deadline: a retry-after that would end past it stops the call", async () => {
+  const { model } = scripted([httpError(429, { headers: { "retry-after": "2" }, type: "rate_limit_error", message: "slow down" })]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, budget: { deadlineMs: 500 } }) });
+  const started = performance.now();
+  const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((err) => err);
+  assert.equal(degradeOf(e).reason, "deadline-exceeded");
+  assert.ok(performance.now() - started < 1900, "the 2 s wait was not made");
+});
+
+test("an abort during a wait ends it at once with the signal's reason", async () => {
+  const { model } = scripted([httpError(429, { headers: { "retry-after": "5" }, type: "rate_limit_error" })]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(new Error("user left")), 30);
+  const started = performance.now();
+  const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x", abortSignal: controller.signal }).catch((err) => err);
+  assert.ok(performance.now() - started < 4500, "the 5 s wait ended early");
+  assert.match(String(e?.message ?? e), /user left|abort/i);
+  assert.equal(model.doGenerateCalls.length, 1);
+});
+
+test("structured output: a schema mismatch is reasked in the conversation, carrying the issues", async () => {
+  const { model } = scripted([textResult('{"city": 75}'), textResult('{"city": "Paris"}')]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const { output } = await generateText({ model: wrapped, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where is the Louvre?" });
+  assert.deepEqual(output, { city: "Paris" });
+  const [first, second] = model.doGenerateCalls;
+  assert.equal(second.prompt.length, first.prompt.length + 2, "the reply and a correction appended");
+  assert.deepEqual(second.prompt.at(-2), { role: "assistant", content: [{ type: "text", text: '{"city": 75}' }] });
+  const correction = second.prompt.at(-1).content[0].text;
+  assert.match(correction, /^Your previous reply could not be used/);
+  assert.match(correction, /- \/city: 75 is not of type "string"/);
+  assert.deepEqual(second.responseFormat, first.responseFormat, "still asks for JSON with the schema");
+});
+
+test("structured: false leaves JSON replies to the SDK", async () => {
+  const { model } = scripted([textResult('```json\n{"city": "Paris"}\n```')]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, structured: false }) });
+  await assert.rejects(generateText({ model: wrapped, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "x" }), /could not parse/);
+});
+
+/** A LanguageModelV4 stream result from parts; `failAfter` errors the stream after that many. */
+function streamOf(parts, { failWith, failAfter = parts.length } = {}) {
+  let i = 0;
+  return {
+    stream: new ReadableStream({
+      pull(controller) {
+        if (i === failAfter && failWith) return controller.error(failWith);
+        if (i >= parts.length) return controller.close();
+        controller.enqueue(parts[i++]);
+      },
+    }),
+  };
+}
+const textParts = (text) => [
+  { type: "stream-start", warnings: [] },
+  { type: "text-start", id: "t" },
+  ...Array.from(text.matchAll(/.{1,4}/gs), ([d]) => ({ type: "text-delta", id: "t", delta: d })),
+  { type: "text-end", id: "t" },
+  { type: "finish", finishReason: { unified: "stop", raw: "end_turn" }, usage: usage() },
+];
+
+test("doStream: errors before the first output are retried; the stream then passes through", async () => {
+  const script = [
+    httpError(529),
+    streamOf([{ type: "stream-start", warnings: [] }, { type: "error", error: { type: "overloaded_error", message: "Overloaded" } }]),
+    streamOf(textParts("Bonjour, Paris!")),
+  ];
+  const model = new MockLanguageModelV4({
+    doStream: async () => {
+      const next = script.shift();
+      if (next instanceof Error) throw next;
+      return next;
+    },
+  });
+  const steps = [];
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, onStep: (_, s) => steps.push(s) }) });
+  const result = streamText({ model: wrapped, maxRetries: 0, prompt: "x" });
+  assert.equal(await result.text, "Bonjour, Paris!");
+  assert.equal(model.doStreamCalls.length, 3);
+  assert.deepEqual(steps.map((s) => [s.type, s.classified?.cause ?? null]), [
+    ["wait-for-backoff", "overloaded"], ["wait-for-backoff", "overloaded"], ["done", null],
+  ]);
+});
+
+test("doStream: an error after output has started is the caller's (not retried)", async () => {
+  const boom = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+  const model = new MockLanguageModelV4({ doStream: async () => streamOf(textParts("Hello world"), { failWith: boom, failAfter: 3 }) });
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const result = streamText({ model: wrapped, maxRetries: 0, prompt: "x", onError: () => {} });
+  await assert.rejects(result.text, (e) => e === boom, "the mid-stream error reaches the caller as it is");
+  assert.equal(model.doStreamCalls.length, 1, "not retried: the caller had seen output");
+});
+
+test("repairText (generateObject): a .refine() violation is healed by exactly one reask quoting path and message", async () => {
+  const span = z.object({ start: z.number(), end: z.number() }).refine((s) => s.end > s.start, { message: "end must be after start", path: ["end"] });
+  const { model } = scripted([textResult('{"start": 5, "end": 1}'), textResult('{"start": 5, "end": 9}')]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const prompt = "Give a time span as {start, end}.";
+  const { object } = await generateObject({
+    model: wrapped, maxRetries: 0, schema: span, prompt,
+    repairText: repairText({ model: wrapped, schema: span, prompt }),
+  });
+  assert.deepEqual(object, { start: 5, end: 9 });
+  assert.equal(model.doGenerateCalls.length, 2, "the first call and exactly one reask");
+  const reask = model.doGenerateCalls[1].prompt.at(-1).content[0].text;
+  assert.ok(reask.startsWith(prompt), "a reask starts with the previous prompt");
+  assert.match(reask, /- \/end: end must be after start/);
+});
+
+test("repairText without the prompt: a self-contained fix prompt quoting the issues", async () => {
+  const span = z.object({ start: z.number(), end: z.number() }).refine((s) => s.end > s.start, { message: "end must be after start", path: ["end"] });
+  const { model } = scripted([textResult('{"start": 5, "end": 1}'), textResult('{"start": 1, "end": 5}')]);
+  const { object } = await generateObject({
+    model, maxRetries: 0, schema: span, prompt: "span?",
+    repairText: repairText({ model, schema: span }),
+  });
+  assert.deepEqual(object, { start: 1, end: 5 });
+  const fix = model.doGenerateCalls[1].prompt;
+  assert.match(fix[0].content, /JSON repair tool/);
+  assert.match(fix[1].content[0].text, /- \/end: end must be after start/);
+  assert.match(fix[1].content[0].text, /<broken_output>\n\{"start": 5, "end": 1\}\n<\/broken_output>/);
+});
+
+test("repairText: local repair needs no call; with no model, a reply beyond local repair is null", async () => {
+  const { model } = scripted([textResult("Sure! Here it is:\n```json\n{'city': 'Paris',}\n```")]);
+  const { object } = await generateObject({ model, maxRetries: 0, schema: CITY, prompt: "x", repairText: repairText({ schema: CITY }) });
+  assert.deepEqual(object, { city: "Paris" });
+  assert.equal(model.doGenerateCalls.length, 1);
+  const fn = repairText({ schema: CITY });
+  assert.equal(await fn({ text: '{"city": 1}', error: new Error("x") }), null);
+  assert.throws(() => repairText({}), /options\.schema is required/);
+});
+
+test("repairToolCall: broken arguments repaired locally, name and id kept", async () => {
+  const { model } = scripted([toolResult("get_weather", '{"city": "Paris",'), textResult("Sunny.")]);
+  const calls = [];
+  const tools = { get_weather: tool({ description: "Weather in a city", inputSchema: z.object({ city: z.string() }), execute: async (input) => { calls.push(input); return "sunny"; } }) };
+  const result = await generateText({ model, maxRetries: 0, tools, prompt: "Weather in Paris?", repairToolCall: repairToolCall({ model }) });
+  assert.deepEqual(calls, [{ city: "Paris" }]);
+  assert.equal(result.steps[0].toolCalls[0].toolCallId, "call_1");
+  assert.equal(result.steps[0].toolCalls[0].toolName, "get_weather");
+  assert.equal(model.doGenerateCalls.length, 1, "repaired locally, no reask");
+});
+
+test("repairToolCall: arguments that fail the schema get one reask quoting the issue, never replaying them", async () => {
+  const { model } = scripted([
+    toolResult("get_weather", '{"town": "Paris"}', "call_7"),
+    toolResult("get_weather", '{"city": "Paris"}', "call_other"),
+  ]);
+  const tools = { get_weather: tool({ description: "Weather in a city", inputSchema: z.object({ city: z.string() }) }) };
+  const result = await generateText({
+    model, maxRetries: 0, tools, instructions: "You are a weather bot.", prompt: "Weather in Paris?",
+    repairToolCall: repairToolCall({ model }),
+  });
+  const [call] = result.toolCalls;
+  assert.deepEqual([call.toolName, call.toolCallId, call.input], ["get_weather", "call_7", { city: "Paris" }]);
+  assert.equal(model.doGenerateCalls.length, 2);
+  const reask = model.doGenerateCalls[1];
+  assert.deepEqual(reask.toolChoice, { type: "tool", toolName: "get_weather" });
+  const sent = JSON.stringify(reask.prompt);
+  assert.ok(!sent.includes('\\"town\\"'), "the invalid input is not replayed");
+  assert.match(reask.prompt.at(-1).content[0].text, /^Weather in Paris\?\n\nYour previous reply could not be used/);
+  assert.match(reask.prompt.at(-1).content[0].text, /"city" is a required property/);
+  assert.equal(reask.prompt[0].content, "You are a weather bot.");
+});
+
+test("repairToolCall: an unknown tool name is not repaired", async () => {
+  const fn = repairToolCall({});
+  const error = Object.assign(new Error("no such tool"), { name: "AI_NoSuchToolError" });
+  assert.equal(await fn({ toolCall: { type: "tool-call", toolCallId: "c", toolName: "nope", input: "{}" }, tools: {}, inputSchema: async () => ({}), error, messages: [] }), null);
+});
+
+test("forClassify: APICallError's headers and body become what classify reads", () => {
+  const view = forClassify(httpError(429, { headers: { "retry-after": "3" }, type: "rate_limit_error", message: "slow" }));
+  assert.equal(view.status, 429);
+  assert.equal(view.headers["retry-after"], "3");
+  assert.equal(view.error.type, "rate_limit_error");
+  const c = selfheal.classify(view, null, 0);
+  assert.deepEqual([c.class, c.cause, c.retryAfterMs], ["transient", "rate-limited", 3000]);
+  const plain = new Error("x");
+  assert.equal(forClassify(plain), plain);
+});
+
+test("createSelfhealAi and the middleware check what they are given", () => {
+  assert.throws(() => createSelfhealAi({}), TypeError);
+  assert.throws(() => selfhealMiddleware({ budget: { transient: -1 } }), /transient/);
+  assert.throws(() => selfhealMiddleware({ tracer: {} }), /Tracer/);
+  const m = selfhealMiddleware();
+  assert.equal(m.specificationVersion, "v4");
+  assert.equal(typeof m.wrapGenerate, "function");
+  assert.equal(typeof m.wrapStream, "function");
+});

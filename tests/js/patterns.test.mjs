@@ -1,0 +1,123 @@
+// JSON Schema `pattern` through the wasm build (crates/selfheal-pattern: the host's RegExp for
+// patterns a backtracking engine runs in linear time, regex-lite for the rest it can express, a
+// refusal otherwise):
+//
+// * the official suite's regex cases (tests/corpus/regex-suite/) give the suite's answers, the
+//   same files and expectations as the native tests/pattern_suite.rs, so both builds agree;
+// * the classic ReDoS patterns, on subjects built to make a backtracking engine explode, are
+//   matched in linear time or refused by `new Schema`, never left to hang a call;
+// * ECMA-262 meaning where regex-lite's syntax differs, on patterns each engine takes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Schema } from '../../pkg/selfheal.js';
+
+const SUITE = fileURLToPath(new URL('../corpus/regex-suite/', import.meta.url));
+const groups = (file) => JSON.parse(readFileSync(SUITE + file, 'utf8'));
+/** The valid regexes refused for their backtracking (tests/pattern_suite.rs, REFUSED). */
+const REFUSED = ['(?<=a+)b'];
+
+test('the suite\'s pattern and patternProperties cases give the suite\'s answers', () => {
+  let checked = 0;
+  for (const file of ['pattern.json', 'patternProperties.json', 'optional-ecmascript-regex.json', 'optional-non-bmp-regex.json']) {
+    for (const group of groups(file)) {
+      if ('format' in group.schema) continue;
+      const schema = new Schema(group.schema);
+      for (const t of group.tests) {
+        assert.equal(schema.validate(t.data) === null, t.valid, `${file}: ${group.description} / ${t.description}`);
+        checked++;
+      }
+      schema.free();
+    }
+  }
+  assert.ok(checked > 60, `only ${checked} cases`);
+});
+
+test('a string compiles as a pattern exactly when the suite calls it a valid regex (or it is refused for backtracking)', () => {
+  let checked = 0;
+  for (const file of ['optional-format-regex.json', 'optional-format-ecmascript-regex.json', 'optional-ecmascript-regex.json']) {
+    for (const group of groups(file)) {
+      if (group.schema.format !== 'regex') continue;
+      for (const t of group.tests) {
+        if (typeof t.data !== 'string') continue;
+        const what = `${file}: ${group.description} / ${t.description}: ${JSON.stringify(t.data)}`;
+        let error = null;
+        try {
+          new Schema({ pattern: t.data }).free();
+        } catch (e) {
+          error = e;
+        }
+        if (t.valid && REFUSED.includes(t.data)) assert.match(String(error?.message), /backtrack/, what);
+        else if (t.valid) assert.equal(error, null, `${what}: ${error?.message}`);
+        else assert.match(String(error?.message), /regex/, what);
+        checked++;
+      }
+    }
+  }
+  assert.ok(checked >= 14, `only ${checked} cases`);
+});
+
+test('classic ReDoS patterns are matched in linear time or refused, never left to hang a call', () => {
+  const a = 'a'.repeat(100_000);
+  const cases = [
+    ['^(a+)+$', a + '!'],
+    ['(a|a)*b', a],
+    ['(a|aa)+$', a + '!'],
+    ['(.*a){20}', a],
+    ['^(\\w+\\s?)*$', a + '!'],
+    ['(x+x+)+y', 'x'.repeat(100_000)],
+    ['\\d+x', '1'.repeat(100_000)],
+    ['a*b', a],
+    ['\\s+$', 'a' + ' '.repeat(100_000) + 'a'],
+    ['^(([a-z])+.)+[A-Z]([a-z])+$', a],
+    ['^(\\w+)+\\1$', a],
+    ['(\\p{L}+)+$', 'é'.repeat(100_000) + '!'],
+    ['(?=(a+)+$)b', a + '!'],
+  ];
+  for (const [pattern, subject] of cases) {
+    const start = performance.now();
+    let schema;
+    try {
+      schema = new Schema({ type: 'string', pattern });
+    } catch (e) {
+      assert.match(e.message, /backtrack/, pattern);
+      continue;
+    }
+    assert.equal(typeof schema.validate(subject), 'object', pattern);
+    schema.free();
+    // V8's backtracking engine needs from seconds to years for each of these; a linear engine
+    // takes well under a second for 100,000 characters even on a loaded 2-core machine.
+    assert.ok(performance.now() - start < 3000, `${pattern}: ${(performance.now() - start).toFixed(0)} ms`);
+  }
+});
+
+test('ECMA-262 meaning on either engine', () => {
+  const cases = [
+    ['^\\s$', '\u00a0', true],
+    ['^\\s$', '\u2028', true],
+    ['^.$', '\u2028', false],
+    ['^.$', '🐲', true],
+    ['^[^]$', '\n', true],
+    ['^\\w$', 'é', false],
+    ['\\bfoo', 'éfoo', true],
+    ['abc$', 'abc\n', false],
+    ['^a\\-b$', 'a-b', true],
+    ['^\\uD83D\\uDC32$', '🐲', true],
+    ['^\\cC$', '\u0003', true],
+    ['^[\\D\\s]+$', 'ab c', true],
+    ['^(?=.*\\d)(?=.*[a-z]).{8,}$', 'abc12345', true],
+    ['^(?=.*\\d)(?=.*[a-z]).{8,}$', 'abcdefgh', false],
+    ['^(?<y>\\d{4})-\\k<y>$', '2020-2020', true],
+    ['^\\p{Lu}+$', 'ÉCOLE', true],
+    // The same meanings where regex-lite takes the pattern (two heavy repetitions: not screened).
+    ['^\\s+\\S+$', '\u3000x', true],
+    ['^.+.+$', 'a\u2028b', false],
+    ['^\\w+\\W+$', 'aé', true],
+  ];
+  for (const [pattern, subject, expected] of cases) {
+    const schema = new Schema({ type: 'string', pattern });
+    assert.equal(schema.validate(subject) === null, expected, `${pattern} on ${JSON.stringify(subject)}`);
+    schema.free();
+  }
+});
