@@ -8,6 +8,11 @@ export interface ModelReply {
   costUsd?: number;
   usage?: { inputTokens: number; outputTokens: number };
 }
+/**
+ * `signal` is the host's `options.signal`, or, for a call the loop asked for while
+ * `budget.deadlineMs` is set, heal's own signal: it follows the host's and aborts with a
+ * `TimeoutError` when the deadline passes.
+ */
 export type CallModel = (
   prompt: Prompt,
   context: { signal?: AbortSignal; attempt: number; instruction: Instruction | null },
@@ -29,5 +34,7 @@ export interface RepairLoopClass {
 export function createHeal(RepairLoop: RepairLoopClass): (callModel: CallModel, options: HealOptions) => Promise<Final>;
 export function heal(callModel: CallModel, options: HealOptions & { RepairLoop: RepairLoopClass }): Promise<Final>;
 export interface Pricing { inputUsdPerMTok?: number; outputUsdPerMTok?: number }
+/** `stream: true` reads the stream; a stream without its final `message_stop` reports `stopReason: "incomplete"`. */
 export function anthropicCaller(client: object, params: { model: string; max_tokens?: number; stream?: boolean; pricing?: Pricing; [key: string]: unknown }): CallModel;
-export function openaiCaller(client: object, params: { model: string; pricing?: Pricing; [key: string]: unknown }): CallModel;
+/** `stream: true` reads the stream; a stream without its final `finish_reason` reports `stopReason: "incomplete"`. */
+export function openaiCaller(client: object, params: { model: string; stream?: boolean; pricing?: Pricing; [key: string]: unknown }): CallModel;

@@ -31,10 +31,18 @@
 //   A resolved value of the wrong shape is a bug in callModel: `loop.next` throws
 //   a TypeError naming the field, and heal rejects with it (after freeing the loop).
 // * Abort: `signal` is passed to every callModel. Once it is aborted — before a
-//   call, during a call (whatever the call then throws or returns), or during a
-//   wait (the wait ends at once) — heal returns `loop.abort(reason)`, a degrade
-//   with reason "aborted"; the reason text is the signal's reason (a string, or
-//   an Error's message). An abort after `done` changes nothing: done is final.
+//   call, during a call (heal stops waiting for the call at once, whatever it then
+//   throws or returns), or during a wait (the wait ends at once) — heal returns
+//   `loop.abort(reason)`, a degrade with reason "aborted"; the reason text is the
+//   signal's reason (a string, or an Error's message). An abort after `done`
+//   changes nothing: done is final.
+// * Deadline: `budget.deadlineMs` counts, as in the loop, from the first outcome
+//   fed to it (the first call is the host's own and is not timed by the loop). A
+//   call the loop asked for that is still in flight when the deadline passes is
+//   cut: its `signal` (a signal of heal's own then, which also follows yours)
+//   aborts with a `TimeoutError`, heal stops waiting for it, and feeds the loop
+//   `{ kind: "error", error: <that TimeoutError> }`, which degrades
+//   "deadline-exceeded" (or "transient-exhausted" when no resend is left).
 // * `check(value, { signal })` (optional, may be async) runs after every `done`;
 //   it returns null when the value is fine, or `{ kind: "rejected" | "invalid", reason }`,
 //   which is fed to the loop at once (a repair prompt, an alternate prompt, or a degrade).
@@ -83,6 +91,13 @@ async function runHeal(RepairLoop, callModel, options) {
   for (const [k, v] of Object.entries(options)) if (!HOST_KEYS.has(k)) loopOptions[k] = v;
 
   const loop = breaker === undefined ? new RepairLoop(loopOptions) : new RepairLoop(loopOptions, breaker);
+  // The loop accepted its options, so a deadline here is a finite number >= 0 or null.
+  const deadlineMs = typeof loopOptions.budget?.deadlineMs === "number" ? loopOptions.budget.deadlineMs : null;
+  let startedAt = null; // when the loop's clock started: its first next()
+  const next = (outcome) => {
+    startedAt ??= Date.now();
+    return loop.next(outcome);
+  };
   const aborted = () => {
     const reason = abortReason(signal);
     const step = loop.abort(reason);
@@ -95,16 +110,11 @@ async function runHeal(RepairLoop, callModel, options) {
     let attempt = 1;
     for (;;) {
       if (signal?.aborted) return aborted();
-      let outcome;
-      try {
-        const reply = await callModel(request, { signal, attempt, instruction: asking });
-        if (signal?.aborted) return aborted();
-        outcome = replyOutcome(reply);
-      } catch (error) {
-        if (signal?.aborted) return aborted();
-        outcome = { kind: "error", error };
-      }
-      let step = loop.next(outcome);
+      const until = startedAt !== null && deadlineMs !== null ? startedAt + deadlineMs : null;
+      const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
+      if (call.kind === "aborted" || signal?.aborted) return aborted();
+      const outcome = call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: call.error };
+      let step = next(outcome);
       onStep?.(outcome, step);
       if (step.type === "done" && check) {
         // One verdict per done: a rejection or invalid turns it into a repair
@@ -112,7 +122,7 @@ async function runHeal(RepairLoop, callModel, options) {
         const verdict = await check(step.value, { signal });
         if (verdict) {
           const again = { kind: verdict.kind, reason: verdict.reason };
-          step = loop.next(again);
+          step = next(again);
           onStep?.(again, step);
         }
       }
@@ -135,6 +145,53 @@ async function runHeal(RepairLoop, callModel, options) {
   } finally {
     loop.free?.();
   }
+}
+
+/**
+ * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }.
+ * Ends as soon as `signal` aborts, or at `until` (ms since the epoch) with a TimeoutError,
+ * whether or not callModel honours its signal (a late result is dropped).
+ */
+function callBefore(callModel, request, context, signal, until, deadlineMs) {
+  return new Promise((resolve) => {
+    let timer;
+    let own = null; // heal's own signal, only when there is a deadline to enforce
+    const finish = (result) => {
+      if (timer === null) return;
+      clearTimeout(timer);
+      timer = null;
+      signal?.removeEventListener("abort", onAbort);
+      resolve(result);
+    };
+    const onAbort = () => {
+      own?.abort(signal.reason);
+      finish({ kind: "aborted" });
+    };
+    if (signal?.aborted) return finish({ kind: "aborted" });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (until !== null) {
+      own = new AbortController();
+      timer = setTimeout(() => {
+        const error = deadlineError(deadlineMs);
+        own.abort(error);
+        finish({ kind: "error", error });
+      }, Math.max(0, until - Date.now()));
+    }
+    let pending;
+    try {
+      pending = Promise.resolve(callModel(request, { ...context, signal: own ? own.signal : signal }));
+    } catch (error) {
+      return finish({ kind: "error", error });
+    }
+    pending.then((reply) => finish({ kind: "reply", reply }), (error) => finish({ kind: "error", error }));
+  });
+}
+
+/** What a call cut at the deadline failed with: a TimeoutError, transient/timeout for classify. */
+function deadlineError(deadlineMs) {
+  const message = `the loop's deadline (budget.deadlineMs ${deadlineMs} ms) passed during the call`;
+  if (typeof DOMException === "function") return new DOMException(message, "TimeoutError");
+  return Object.assign(new Error(message), { name: "TimeoutError" });
 }
 
 function replyOutcome(reply) {
@@ -203,7 +260,9 @@ function withCost(reply, pricing) {
 /**
  * callModel for `@anthropic-ai/sdk`: `client.messages.create` with the prompt as
  * `system` + one user message. `stream: true` streams and collects the text
- * (an `event: error` mid-stream is thrown by the SDK and classified as usual).
+ * (an `event: error` mid-stream is thrown by the SDK and classified as usual); a
+ * stream that ends without its final `message_stop` event reports
+ * `stopReason: "incomplete"`, so the loop never takes what arrived as complete.
  * @param {object} client an Anthropic client
  * @param {{ model: string, max_tokens?: number, stream?: boolean, pricing?: object }} params
  *   other fields are passed to messages.create as they are
@@ -215,8 +274,9 @@ export function anthropicCaller(client, { pricing, max_tokens = 1024, stream = f
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
       const message = await client.messages.create(body, requestOptions);
+      throwIfErrorBody(message);
       return withCost({
-        text: message.content.filter((b) => b.type === "text").map((b) => b.text).join(""),
+        text: (message.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""),
         stopReason: message.stop_reason ?? undefined,
         usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
       }, pricing);
@@ -224,6 +284,7 @@ export function anthropicCaller(client, { pricing, max_tokens = 1024, stream = f
     const events = await client.messages.create({ ...body, stream: true }, requestOptions);
     let text = "";
     let stopReason;
+    let finished = false;
     let inputTokens = 0;
     let outputTokens = 0;
     for await (const event of events) {
@@ -235,28 +296,87 @@ export function anthropicCaller(client, { pricing, max_tokens = 1024, stream = f
       } else if (event.type === "message_delta") {
         stopReason = event.delta.stop_reason ?? stopReason;
         outputTokens = event.usage?.output_tokens ?? outputTokens;
+      } else if (event.type === "message_stop") {
+        finished = true;
       }
     }
-    return withCost({ text, stopReason, usage: { inputTokens, outputTokens } }, pricing);
+    return withCost({ text, stopReason: finished ? stopReason : "incomplete", usage: { inputTokens, outputTokens } }, pricing);
   };
 }
 
 /**
  * callModel for `openai`: `client.chat.completions.create` with a system and a
  * user message; `finish_reason` becomes `stopReason` ("length" = cut off).
+ * `stream: true` streams and collects the text (usage is asked for with
+ * `stream_options.include_usage`); a stream that ends without a `finish_reason`
+ * reports `stopReason: "incomplete"`. An error body sent with HTTP 200, as
+ * OpenRouter does (`{"error": {"code": 502, "message": ...}}`), whole or as a
+ * stream chunk, is thrown as an Error whose `status` is that code, so `classify`
+ * sees the 502 it is.
  * @param {object} client an OpenAI client
- * @param {{ model: string, pricing?: object }} params other fields go to create() as they are
+ * @param {{ model: string, stream?: boolean, pricing?: object }} params other fields go to create() as they are
  */
-export function openaiCaller(client, { pricing, ...params } = {}) {
+export function openaiCaller(client, { pricing, stream = false, ...params } = {}) {
   return async (prompt, { signal } = {}) => {
     const messages = [];
     if (prompt.system) messages.push({ role: "system", content: prompt.system });
     messages.push({ role: "user", content: prompt.user });
-    const completion = await client.chat.completions.create({ ...params, messages }, signal ? { signal } : undefined);
-    const choice = completion.choices?.[0];
-    const usage = completion.usage
-      ? { inputTokens: completion.usage.prompt_tokens ?? 0, outputTokens: completion.usage.completion_tokens ?? 0 }
-      : undefined;
-    return withCost({ text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage }, pricing);
+    const requestOptions = signal ? { signal } : undefined;
+    if (!stream) {
+      const completion = await client.chat.completions.create({ ...params, messages }, requestOptions);
+      throwIfErrorBody(completion);
+      const choice = completion.choices?.[0];
+      return withCost({ text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage) }, pricing);
+    }
+    const chunks = await client.chat.completions.create(
+      { ...params, messages, stream: true, stream_options: { include_usage: true, ...params.stream_options } },
+      requestOptions,
+    );
+    let text = "";
+    let stopReason;
+    let usage;
+    try {
+      for await (const chunk of chunks) {
+        throwIfErrorBody(chunk);
+        const choice = chunk.choices?.[0];
+        if (typeof choice?.delta?.content === "string") text += choice.delta.content;
+        if (choice?.finish_reason) stopReason = choice.finish_reason;
+        if (chunk.usage) usage = openaiUsage(chunk.usage);
+      }
+    } catch (e) {
+      // The SDK throws an `error` chunk as an APIError without a status: give it the body's code.
+      throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
+    }
+    return withCost({ text, stopReason: stopReason ?? "incomplete", usage }, pricing);
   };
+}
+
+function openaiUsage(usage) {
+  return usage ? { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } : undefined;
+}
+
+/** An HTTP status carried in an error body's `code` (OpenRouter: `{"error": {"code": 502}}`). */
+function httpCode(error) {
+  const code = typeof error?.code === "string" && /^\d{3}$/.test(error.code) ? Number(error.code) : error?.code;
+  return Number.isInteger(code) && code >= 400 && code <= 599 ? code : null;
+}
+
+/** A body that says it is an error although it came with HTTP 200. */
+function throwIfErrorBody(body) {
+  if (body && typeof body === "object" && body.error && typeof body.error === "object" && !body.choices?.length && !body.content) {
+    throw errorFromBody(body.error);
+  }
+}
+
+/** The Error for an error body: `status` from its code, `error` the body, `code`/`type` as given. */
+function errorFromBody(error, cause) {
+  const message = typeof error.message === "string" && error.message ? error.message : "the provider returned an error body with HTTP 200";
+  const e = new Error(message, cause === undefined ? undefined : { cause });
+  e.name = "ProviderError";
+  const status = httpCode(error);
+  if (status !== null) e.status = status;
+  if (typeof error.code === "string") e.code = error.code;
+  if (typeof error.type === "string") e.type = error.type;
+  e.error = error;
+  return e;
 }

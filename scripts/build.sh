@@ -45,6 +45,13 @@ find "$stage/snippets" -name '*.js' -print0 2>/dev/null | while IFS= read -r -d 
   ' "$snippet"
 done
 
+# The trap seat belt (js/trap_guard.js): both glues call the exports through __selfhealGuard, so a
+# trap makes every later call throw one clear Error instead of `unreachable` forever. The one
+# change made to wasm-bindgen's output (scripts/guard_glue.mjs); the build fails if wasm-bindgen
+# ever writes the line it changes differently.
+node scripts/guard_glue.mjs "$stage/selfheal.js" nodejs
+node scripts/guard_glue.mjs "$stage/web/selfheal.js" web
+
 # The features Rust's wasm32-unknown-unknown target emits by default.
 optimize() {
   wasm-opt -Oz \

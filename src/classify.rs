@@ -576,20 +576,9 @@ fn cause_words(cause: Cause) -> &'static str {
     }
 }
 
-/// Logs want one line; keep it short too. U+2028/U+2029 count as line breaks
-/// (JavaScript and Unicode treat them so), as do all control characters.
+/// Logs want one line; keep it short too (see [`crate::text::one_line`]).
 pub(crate) fn one_line(s: &str) -> String {
-    const MAX: usize = 300;
-    let breaks_line = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
-    let mut out: String = s
-        .chars()
-        .map(|c| if breaks_line(c) { ' ' } else { c })
-        .take(MAX)
-        .collect();
-    if s.chars().nth(MAX).is_some() {
-        out.push('…');
-    }
-    out.trim().to_string()
+    crate::text::one_line(s, 300)
 }
 
 /// `retry-after-ms`, else `retry-after` seconds, else `retry-after` as an HTTP-date minus `now`.

@@ -57,6 +57,7 @@ pub mod classify;
 pub mod prompt;
 pub mod repair_loop;
 pub mod structured;
+pub mod text;
 pub mod toolkit;
 
 /// The JavaScript boundary. Public only so `tests/web.rs` can call the exported

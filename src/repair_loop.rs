@@ -38,9 +38,10 @@ use crate::prompt::{
     build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt, DEFAULT_MAX_RAW_CHARS,
 };
 use crate::structured::{
-    self, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
-    SchemaError,
+    self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
+    SchemaCache, SchemaError, StopCategory, DEFAULT_MAX_REPLY_CHARS,
 };
+use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
 
 /// How repairable failures are repaired.
@@ -121,11 +122,18 @@ pub struct LoopConfig {
     pub coerce: bool,
     pub locale: Locale,
     pub max_raw_chars: u32,
+    /// A longer reply (in code points) is refused unread: degrade `unrepairable`.
+    #[serde(default = "default_max_reply_chars")]
+    pub max_reply_chars: u32,
     #[serde(with = "u64_string")]
     pub seed: u64,
     /// The caller's classification rules for error outcomes (SPEC section 10).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<ClassifyRule>,
+}
+
+fn default_max_reply_chars() -> u32 {
+    DEFAULT_MAX_REPLY_CHARS as u32
 }
 
 impl LoopConfig {
@@ -142,6 +150,7 @@ impl LoopConfig {
             coerce: false,
             locale: Locale::En,
             max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
+            max_reply_chars: default_max_reply_chars(),
             seed,
             rules: Vec::new(),
         }
@@ -232,6 +241,14 @@ pub enum Outcome {
         stop_reason: Option<String>,
         cost_usd: f64,
         usage: Option<Usage>,
+    },
+    /// A reply the host did not read because it is certainly longer than `maxReplyChars`:
+    /// `length` is its length as the host measured it (UTF-16 code units in JavaScript, at
+    /// least the number of code points). Treated as a `Reply` of that length.
+    ReplyTooLong {
+        length: usize,
+        stop_reason: Option<String>,
+        cost_usd: f64,
     },
     /// Whatever the call threw or returned as an error, as read by the host layer.
     Error { error: ErrorInfo, cost_usd: f64 },
@@ -409,8 +426,16 @@ struct LoopState {
 pub struct Snapshot {
     pub version: u32,
     pub options: LoopConfig,
+    /// Required, `null` for a loop without a schema: a state whose schema was removed must not
+    /// resume as a loop that accepts any text.
+    #[serde(deserialize_with = "required_nullable")]
     pub schema: Option<Value>,
     state: LoopState,
+}
+
+/// An `Option` field that must be present (as `null` when empty).
+fn required_nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Option::<Value>::deserialize(d)
 }
 
 const SNAPSHOT_VERSION: u32 = 1;
@@ -508,11 +533,13 @@ impl RepairLoop {
     // ---- snapshot ----
 
     pub fn to_snapshot(&self) -> Snapshot {
+        let mut state = self.state.clone();
+        state.final_instruction = self.final_instruction();
         Snapshot {
             version: SNAPSHOT_VERSION,
             options: self.config.clone(),
             schema: self.schema.as_ref().map(|s| s.value().clone()),
-            state: self.state.clone(),
+            state,
         }
     }
 
@@ -536,12 +563,95 @@ impl RepairLoop {
             .map(|v| cache.get_or_compile_value(v))
             .transpose()
             .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
-        Ok(RepairLoop {
+        let mut restored = RepairLoop {
             config: snapshot.options,
             schema,
             state: snapshot.state,
             resend_refused: false,
-        })
+        };
+        restored.check_state()?;
+        if let Some(fin) = restored.state.final_instruction.take() {
+            restored.store_final(&fin);
+        }
+        Ok(restored)
+    }
+
+    /// What a restored state must hold to be one this loop could have reached (issue 10):
+    /// costs and times that are numbers the loop writes, a final instruction that is the one
+    /// the loop gave (its value the reply's, checked against the schema, its counts the
+    /// state's), and a schema whenever the state shows there was one.
+    fn check_state(&self) -> Result<(), OptionError> {
+        let s = &self.state;
+        let bad = |field: &str, message: &str| {
+            Err(OptionError::type_(&format!("state.state.{field}"), message))
+        };
+        if !(s.cost_usd.is_finite() && s.cost_usd >= 0.0) {
+            return bad("costUsd", "must be a finite number >= 0");
+        }
+        if s.started_at.is_some_and(|t| !t.is_finite()) {
+            return bad("startedAt", "must be a finite number or null");
+        }
+        for (i, a) in s.attempts.iter().enumerate() {
+            if !(a.cost_usd.is_finite() && a.cost_usd >= 0.0) {
+                return bad(
+                    &format!("attempts[{i}].costUsd"),
+                    "must be a finite number >= 0",
+                );
+            }
+            if !a.at.is_finite() {
+                return bad(&format!("attempts[{i}].at"), "must be a finite number");
+            }
+        }
+        if self.schema.is_none() {
+            let schema_kinds =
+                |r: &FailureReport| r.has(FailureKind::Schema) || r.has(FailureKind::JsonSyntax);
+            let parsed_json = s.last_report.as_ref().is_some_and(schema_kinds)
+                || s.attempts
+                    .iter()
+                    .any(|a| matches!(a.cause, Some(Cause::Schema | Cause::JsonSyntax)))
+                || matches!(&s.final_instruction, Some(Instruction::Done { value, .. }) if !value.is_string())
+                || matches!(&s.final_instruction, Some(Instruction::Degrade { report: Some(r), .. }) if schema_kinds(r));
+            if parsed_json {
+                return Err(OptionError::type_(
+                    "state.schema",
+                    "is null, but the state was made by a loop with a schema: restore it with its schema",
+                ));
+            }
+        }
+        let Some(fin) = &s.final_instruction else {
+            return Ok(());
+        };
+        let (attempts, cost_usd) = match fin {
+            Instruction::Done {
+                attempts, cost_usd, ..
+            }
+            | Instruction::Degrade {
+                attempts, cost_usd, ..
+            } => (*attempts, *cost_usd),
+            _ => return bad("finalInstruction", "must be a done or a degrade"),
+        };
+        if attempts != s.calls || cost_usd.to_bits() != s.cost_usd.to_bits() {
+            return bad(
+                "finalInstruction",
+                "does not match the state (its attempts and costUsd must be the state's calls and costUsd)",
+            );
+        }
+        if let Instruction::Done { value, text, .. } = fin {
+            let same = match &self.schema {
+                None => value.as_str() == Some(text.as_str()),
+                Some(schema) => {
+                    serde_json::from_str::<Value>(text).ok().as_ref() == Some(value)
+                        && schema.validate(value).is_none()
+                }
+            };
+            if !same {
+                return bad(
+                    "finalInstruction",
+                    "is not a done this loop could give: its value must be its text parsed, and pass the schema",
+                );
+            }
+        }
+        Ok(())
     }
 
     // ---- inputs ----
@@ -553,15 +663,16 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        if let Some(fin) = &self.state.final_instruction {
+        if self.state.final_instruction.is_some() {
             let reopens = self.state.provisional
                 && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
             if !reopens {
                 // Only a verdict right after the `done` may reopen it; anything
                 // else the host feeds first closes that window.
-                let fin = fin.clone();
                 self.state.provisional = false;
-                return fin;
+                if let Some(fin) = self.final_instruction() {
+                    return fin;
+                }
             }
             self.state.final_instruction = None;
             self.state.provisional = false;
@@ -576,6 +687,14 @@ impl RepairLoop {
                 cost_usd,
                 usage: _,
             } => self.on_reply(text, stop_reason, cost_usd, now, breaker),
+            Outcome::ReplyTooLong {
+                length,
+                stop_reason: _,
+                cost_usd,
+            } => match self.reply_arrived(cost_usd, now) {
+                Some(late) => late,
+                None => self.on_too_long(length),
+            },
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
             Outcome::Rejected { reason } => self.on_rejected(reason, now, breaker),
             Outcome::Invalid { reason } => self.on_invalid(reason, now, breaker),
@@ -583,7 +702,7 @@ impl RepairLoop {
         self.state.awaiting = !instruction.is_final();
         if instruction.is_final() {
             self.state.provisional = matches!(instruction, Instruction::Done { .. });
-            self.state.final_instruction = Some(instruction.clone());
+            self.store_final(&instruction);
         }
         instruction
     }
@@ -619,10 +738,64 @@ impl RepairLoop {
         instruction
     }
 
+    /// Keep the final instruction to repeat it. A `done` is kept without its value, which is
+    /// its text parsed again when needed: the value of a large reply is a tree many times the
+    /// size of its text (docs/PERFORMANCE.md), and keeping a second copy for the life of the
+    /// loop doubled the memory a large reply takes.
+    fn store_final(&mut self, instruction: &Instruction) {
+        let stored = match instruction {
+            Instruction::Done {
+                value: _,
+                text,
+                source,
+                fixes,
+                attempts,
+                cost_usd,
+            } => Instruction::Done {
+                value: Value::Null,
+                text: text.clone(),
+                source: *source,
+                fixes: fixes.clone(),
+                attempts: *attempts,
+                cost_usd: *cost_usd,
+            },
+            other => other.clone(),
+        };
+        self.state.final_instruction = Some(stored);
+    }
+
+    /// The final instruction given, whole: a `done`'s value is its text parsed again (the
+    /// text itself without a schema), exactly the value it held.
+    fn final_instruction(&self) -> Option<Instruction> {
+        let fin = self.state.final_instruction.as_ref()?;
+        let Instruction::Done {
+            value: _,
+            text,
+            source,
+            fixes,
+            attempts,
+            cost_usd,
+        } = fin
+        else {
+            return Some(fin.clone());
+        };
+        let value = match self.schema {
+            Some(_) => serde_json::from_str(text).unwrap_or(Value::Null),
+            None => Value::String(text.clone()),
+        };
+        Some(Instruction::Done {
+            value,
+            text: text.clone(),
+            source: *source,
+            fixes: fixes.clone(),
+            attempts: *attempts,
+            cost_usd: *cost_usd,
+        })
+    }
+
     /// Stop now: degrade `aborted` (or the final instruction already given).
     pub fn abort(&mut self, reason: Option<&str>, now: f64) -> Instruction {
-        if let Some(fin) = &self.state.final_instruction {
-            let fin = fin.clone();
+        if let Some(fin) = self.final_instruction() {
             self.state.provisional = false;
             return fin;
         }
@@ -634,7 +807,7 @@ impl RepairLoop {
             .unwrap_or("aborted by the host")
             .to_string();
         // The host's reason goes into `detail` as given; `classified.reason` is one short line.
-        let line = crate::classify::one_line(&detail);
+        let line = one_line(&detail, 300);
         let line = if line.is_empty() {
             "aborted by the host".to_string()
         } else {
@@ -644,7 +817,7 @@ impl RepairLoop {
         let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
         self.state.awaiting = false;
         self.state.provisional = false;
-        self.state.final_instruction = Some(instruction.clone());
+        self.store_final(&instruction);
         instruction
     }
 
@@ -652,35 +825,39 @@ impl RepairLoop {
 
     fn on_reply(
         &mut self,
-        text: String,
+        mut text: String,
         stop_reason: Option<String>,
         cost_usd: f64,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let loop_issued = self.state.calls > 0;
-        self.record_call(cost_usd, now);
-        self.state.consecutive_transient = 0;
-        self.state.last_report = None;
-
-        if loop_issued && self.deadline_passed(now) {
-            self.fail_last_attempt(None, "the reply arrived after the deadline");
-            return self.degrade(
-                StopReason::DeadlineExceeded,
-                "the reply arrived after the deadline".into(),
-                None,
-            );
+        if let Some(late) = self.reply_arrived(cost_usd, now) {
+            return late;
         }
-
+        let max_reply = self.config.max_reply_chars as usize;
+        if let Some(chars) = structured::reply_too_long(&text, max_reply) {
+            return self.on_too_long(chars);
+        }
+        if stop_category(stop_reason.as_deref()) == StopCategory::Refused {
+            return self.on_refused(stop_reason.as_deref().unwrap_or(""));
+        }
         let options = ParseOptions {
             local_repair: self.config.local_repair,
             stop_reason,
             coerce: self.config.coerce,
+            max_reply_chars: max_reply,
         };
         let parsed = match &self.schema {
             Some(schema) => structured::parse(&text, Some(schema), &options),
             None if text.trim().is_empty() => structured::parse(&text, None, &options),
-            None => Parsed::ok(Value::String(text.clone()), Vec::new(), text.clone()),
+            // Without a schema the value is the text, which must be all there (SPEC 4, v0.2).
+            None if structured::is_cut_off(options.stop_reason.as_deref()) => {
+                Parsed::err(structured::cut_off_report(options.stop_reason.as_deref()))
+            }
+            None => {
+                let accepted = std::mem::take(&mut text);
+                Parsed::ok(Value::String(accepted.clone()), Vec::new(), accepted)
+            }
         };
         match parsed {
             Parsed::Ok {
@@ -711,6 +888,59 @@ impl RepairLoop {
             }
             Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),
         }
+    }
+
+    /// A reply arrived: count the call; a loop-issued call answered after the deadline ends
+    /// the loop whatever the reply holds.
+    fn reply_arrived(&mut self, cost_usd: f64, now: f64) -> Option<Instruction> {
+        let loop_issued = self.state.calls > 0;
+        self.record_call(cost_usd, now);
+        self.state.consecutive_transient = 0;
+        self.state.last_report = None;
+        if loop_issued && self.deadline_passed(now) {
+            self.fail_last_attempt(None, "the reply arrived after the deadline");
+            return Some(self.degrade(
+                StopReason::DeadlineExceeded,
+                "the reply arrived after the deadline".into(),
+                None,
+            ));
+        }
+        None
+    }
+
+    /// A reply longer than `maxReplyChars` (SPEC section 4, v0.2): refused unread. Not resent:
+    /// a model that wrote that much once is likely to again, and a repair prompt cannot quote it.
+    fn on_too_long(&mut self, chars: usize) -> Instruction {
+        let max = self.config.max_reply_chars;
+        let detail = format!(
+            "the reply has {chars} characters, above maxReplyChars ({max}); it was not read"
+        );
+        let classified = Classified::new(
+            ErrorClass::HardFail,
+            Cause::TooLarge,
+            Signal::Validation,
+            detail.clone(),
+        );
+        self.fail(&classified);
+        self.degrade(StopReason::Unrepairable, detail, Some(classified))
+    }
+
+    /// The provider refused or filtered the reply (SPEC section 4, v0.2): hard-fail, cause
+    /// content-filter, not resent. The stop reason is the signal; the loop stops with
+    /// `hard-fail`, as for any other hard-fail outcome, and the reply is not parsed.
+    fn on_refused(&mut self, stop_reason: &str) -> Instruction {
+        let detail = format!(
+            "the provider stopped the reply (stop reason {}): a refusal or a content filter, not an answer",
+            one_line(stop_reason, 40)
+        );
+        let classified = Classified::new(
+            ErrorClass::HardFail,
+            Cause::ContentFilter,
+            Signal::StopReason,
+            detail.clone(),
+        );
+        self.fail(&classified);
+        self.degrade(StopReason::HardFail, detail, Some(classified))
     }
 
     fn on_broken_reply(
@@ -749,7 +979,7 @@ impl RepairLoop {
         let reason = format!(
             "{}: {}",
             describe_kinds(&report),
-            crate::classify::one_line(first_issue)
+            one_line(first_issue, 300)
         );
         let classified = Classified::new(ErrorClass::Repairable, cause, signal, reason);
         self.fail(&classified);
@@ -861,7 +1091,7 @@ impl RepairLoop {
             ErrorClass::Repairable,
             Cause::Rejected,
             Signal::Validation,
-            format!("rejected: {}", crate::classify::one_line(&reason)),
+            format!("rejected: {}", one_line(&reason, 300)),
         );
         self.fail(&classified);
         self.state.last_report = None;
@@ -886,7 +1116,7 @@ impl RepairLoop {
             ErrorClass::SemanticInvalid,
             Cause::Semantic,
             Signal::Validation,
-            format!("invalid: {}", crate::classify::one_line(&reason)),
+            format!("invalid: {}", one_line(&reason, 300)),
         );
         self.fail(&classified);
         self.state.last_report = None;

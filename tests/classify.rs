@@ -799,7 +799,7 @@ fn openai_server_error_type_without_status_is_transient() {
 #[test]
 fn workers_network_connection_lost_is_transient_network_whatever_the_name() {
     // workerd throws a plain `Error` (not a TypeError) with `retryable: true` for a fetch to an
-    // unreachable address (tests/js/workerd.test.mjs runs the real one).
+    // unreachable address (tests/js/workerd_network.test.mjs runs the real one).
     for name in [
         Some("Error"),
         Some("TypeError"),

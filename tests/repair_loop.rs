@@ -327,7 +327,7 @@ fn a_spent_repair_budget_degrades_repair_failed_with_the_report() {
 // ---------- rejected and invalid ----------
 
 #[test]
-fn rejected_instead_of_a_reply_is_reasked_with_the_reason_verbatim() {
+fn rejected_instead_of_a_reply_is_reasked_with_the_reason_as_one_line_of_data() {
     let reason = "billing refused: total \"12.50\" is not a number\n(rule R-7)";
     let mut l = city_loop(config());
     let out = drive(&mut l, &[(rejected(reason), 0.0)]);
@@ -341,7 +341,9 @@ fn rejected_instead_of_a_reply_is_reasked_with_the_reason_verbatim() {
         sent_prompt(&out[0]),
         &build_reask_prompt(&prompt(), Correction::Rejected(reason), Locale::En)
     );
-    assert!(sent_prompt(&out[0]).user.contains(reason));
+    assert!(sent_prompt(&out[0]).user.contains(
+        "<rejection_reason>\nbilling refused: total \"12.50\" is not a number (rule R-7)\n</rejection_reason>"
+    ));
 }
 
 #[test]

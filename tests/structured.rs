@@ -170,16 +170,74 @@ fn validate_returns_none_when_valid_and_the_full_report_otherwise() {
     assert_eq!(got, vec!["/items/0", "/items/0", "/name"]);
 }
 
+/// SPEC section 4 (v0.2): the cut-off values, and any value SPEC does not list.
+const CUT_OFF: [&str; 14] = [
+    "max_tokens",
+    "length",
+    "MAX_TOKENS",
+    "max_output_tokens",
+    "model_context_window_exceeded",
+    "pause_turn",
+    "incomplete",
+    "aborted",
+    // Not listed anywhere: treated as cut off.
+    "max_tokens ",
+    "Length",
+    "OTHER",
+    "MALFORMED_FUNCTION_CALL",
+    "FINISH_REASON_UNSPECIFIED",
+    "end-turn",
+];
+const REFUSED: [&str; 7] = [
+    "refusal",
+    "content_filter",
+    "SAFETY",
+    "RECITATION",
+    "PROHIBITED_CONTENT",
+    "BLOCKLIST",
+    "SPII",
+];
+const COMPLETE: [&str; 9] = [
+    "end_turn",
+    "stop_sequence",
+    "stop",
+    "tool_use",
+    "tool_calls",
+    "function_call",
+    "STOP",
+    "completed",
+    "",
+];
+
+#[test]
+fn stop_reasons_fall_into_spec_categories() {
+    use selfheal::structured::{stop_category, StopCategory};
+    assert_eq!(stop_category(None), StopCategory::Complete);
+    for r in COMPLETE {
+        assert_eq!(stop_category(Some(r)), StopCategory::Complete, "{r:?}");
+    }
+    for r in CUT_OFF {
+        assert_eq!(stop_category(Some(r)), StopCategory::CutOff, "{r:?}");
+    }
+    for r in REFUSED {
+        assert_eq!(stop_category(Some(r)), StopCategory::Refused, "{r:?}");
+    }
+}
+
 #[test]
 fn cut_off_stop_reasons_mark_the_reply_truncated_and_skip_local_repair() {
     let schema = compile(CITY_SCHEMA);
-    for stop in ["max_tokens", "length", "MAX_TOKENS"] {
+    for stop in CUT_OFF.into_iter().chain(REFUSED) {
         // A fenced reply would be repaired locally, but not when it was cut off.
         let r = failed(parse(FENCED_CITY, Some(&schema), &cut_off(stop)));
         assert_eq!(r.kinds, vec![FailureKind::Truncated], "{stop}");
         assert!(r.issues.iter().all(|i| i.kind == FailureKind::Truncated));
-        // Unclosed brackets stay unclosed.
-        let r = failed(parse(r#"{"city": "Par"#, Some(&schema), &cut_off(stop)));
+        // Unclosed brackets stay unclosed: issue 10's data-loss case.
+        let r = failed(parse(
+            r#"{"items": [{"id": 1}, {"id": 2}, {"id": 3"#,
+            Some(&schema),
+            &cut_off(stop),
+        ));
         assert_eq!(r.kinds, vec![FailureKind::Truncated], "{stop}");
         let r = failed(parse(r#"[1, 2, "#, None, &cut_off(stop)));
         assert_eq!(r.kinds, vec![FailureKind::Truncated], "{stop}");
@@ -187,13 +245,53 @@ fn cut_off_stop_reasons_mark_the_reply_truncated_and_skip_local_repair() {
 }
 
 #[test]
-fn other_stop_reasons_do_not_mark_truncation() {
+fn the_truncation_issue_says_why_the_reply_is_not_complete() {
     let schema = compile(CITY_SCHEMA);
-    for stop in ["end_turn", "stop", "STOP", "max_tokens ", "Length"] {
+    let message = |stop: &str| {
+        failed(parse("{", Some(&schema), &cut_off(stop))).issues[0]
+            .message
+            .clone()
+    };
+    assert!(message("max_tokens").starts_with("the reply was cut off at the output limit ("));
+    assert!(message("content_filter")
+        .starts_with("the provider stopped the reply (content_filter): it is not an answer"));
+    assert!(message("OTHER").starts_with("the reply did not finish (stop reason \"OTHER\")"));
+    // A stop reason is data from outside: one line, short.
+    let m = message(&format!("x\n{}", "y".repeat(100)));
+    assert!(!m.contains('\n') && m.chars().count() < 150, "{m}");
+}
+
+#[test]
+fn complete_stop_reasons_do_not_mark_truncation() {
+    let schema = compile(CITY_SCHEMA);
+    for stop in COMPLETE {
         let (value, fixes) = accepted(parse(FENCED_CITY, Some(&schema), &cut_off(stop)));
         assert_eq!(value, json!({"city": "Paris"}), "{stop}");
         assert_eq!(fixes, vec![Fix::CodeFence]);
     }
+}
+
+#[test]
+fn a_reply_longer_than_max_reply_chars_is_refused_unread() {
+    let schema = compile(CITY_SCHEMA);
+    let options = |max: usize| ParseOptions {
+        max_reply_chars: max,
+        ..ParseOptions::new()
+    };
+    assert_eq!(ParseOptions::new().max_reply_chars, 4_000_000);
+    // Code points, not bytes: 19 code points, 23 bytes.
+    let reply = "{\"city\": \"Zürich😀\"}";
+    assert_eq!((reply.chars().count(), reply.len()), (19, 23));
+    accepted(parse(reply, Some(&schema), &options(19)));
+    let r = failed(parse(reply, Some(&schema), &options(18)));
+    assert_eq!(r.kinds, vec![FailureKind::Truncated]);
+    assert_eq!(
+        r.issues[0].message,
+        "the reply has 19 characters, above maxReplyChars (18); it was not read"
+    );
+    // Even blank text is refused before anything else.
+    let r = failed(parse(&" ".repeat(30), Some(&schema), &options(18)));
+    assert!(r.issues[0].message.contains("maxReplyChars"));
 }
 
 #[test]

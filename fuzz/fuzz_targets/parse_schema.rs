@@ -26,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     let options = ParseOptions {
         local_repair: flags & 1 == 0,
         stop_reason: (flags & 2 != 0).then(|| pick(&STOP_REASONS, flags >> 2).to_string()),
+        ..ParseOptions::new()
     };
     let cut_off = is_cut_off(options.stop_reason.as_deref());
     let strict_value = strict(&raw);

@@ -16,9 +16,12 @@ pub mod schema;
 mod schema_doc;
 pub mod stream;
 mod subschema;
+pub mod work;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::text::one_line;
 
 pub use fix::Fix;
 pub use repair::{repair_json, Repaired};
@@ -95,6 +98,7 @@ impl FailureReport {
             }
         }
         self.issues.extend(other.issues);
+        schema::cap_issues(&mut self.issues);
         self
     }
 }
@@ -167,7 +171,7 @@ impl Parsed {
 }
 
 /// Options of one parse.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseOptions {
     /// Try `repair_json` when strict parsing fails (SPEC default: true).
     pub local_repair: bool,
@@ -176,6 +180,14 @@ pub struct ParseOptions {
     /// Align a value that fails the schema with it where the intent is plain (SPEC section 9,
     /// default false; `coerce.rs` lists the coercions).
     pub coerce: bool,
+    /// A longer reply (in code points) is refused unread (SPEC default: 4,000,000).
+    pub max_reply_chars: usize,
+}
+
+impl Default for ParseOptions {
+    fn default() -> ParseOptions {
+        ParseOptions::new()
+    }
 }
 
 impl ParseOptions {
@@ -184,29 +196,120 @@ impl ParseOptions {
             local_repair: true,
             stop_reason: None,
             coerce: false,
+            max_reply_chars: DEFAULT_MAX_REPLY_CHARS,
         }
     }
 }
 
-/// Stop reasons that mean the reply hit the output limit.
+/// SPEC default of `maxReplyChars`.
+pub const DEFAULT_MAX_REPLY_CHARS: usize = 4_000_000;
+/// A failure report holds at most this many issues, then one saying how many more there were.
+pub const MAX_ISSUES: usize = 100;
+/// An issue's `path` is clipped to this many code points, on one line.
+pub const MAX_PATH_CHARS: usize = 200;
+/// An issue's `message` is clipped to this many code points, on one line.
+pub const MAX_MESSAGE_CHARS: usize = 300;
+
+/// What a provider's stop reason says about the reply (SPEC section 4, v0.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopCategory {
+    /// The model finished: absent, `end_turn`, `stop`, `tool_use`, ...
+    Complete,
+    /// The reply is not all there: `max_tokens`, `length`, `pause_turn`, `incomplete`,
+    /// `aborted`, ... and any value not listed. Never completed locally; repaired by reask.
+    CutOff,
+    /// The provider refused or filtered the reply: `refusal`, `content_filter`, `SAFETY`, ...
+    /// Not an answer; the loop does not resend (hard-fail, cause content-filter).
+    Refused,
+}
+
+/// The stop reasons SPEC lists as complete. An empty string counts as absent.
+pub const COMPLETE_STOP_REASONS: [&str; 9] = [
+    "end_turn",
+    "stop_sequence",
+    "stop",
+    "tool_use",
+    "tool_calls",
+    "function_call",
+    "STOP",
+    "completed",
+    "",
+];
+/// The stop reasons SPEC lists as cut off (any value not listed anywhere counts as cut off too).
+pub const CUT_OFF_STOP_REASONS: [&str; 8] = [
+    "max_tokens",
+    "length",
+    "MAX_TOKENS",
+    "max_output_tokens",
+    "model_context_window_exceeded",
+    "pause_turn",
+    "incomplete",
+    "aborted",
+];
+/// The stop reasons SPEC lists as refused.
+pub const REFUSED_STOP_REASONS: [&str; 7] = [
+    "refusal",
+    "content_filter",
+    "SAFETY",
+    "RECITATION",
+    "PROHIBITED_CONTENT",
+    "BLOCKLIST",
+    "SPII",
+];
+
+/// The category of a stop reason: listed values as SPEC lists them, anything else cut off.
+pub fn stop_category(stop_reason: Option<&str>) -> StopCategory {
+    match stop_reason {
+        None => StopCategory::Complete,
+        Some(r) if COMPLETE_STOP_REASONS.contains(&r) => StopCategory::Complete,
+        Some(r) if REFUSED_STOP_REASONS.contains(&r) => StopCategory::Refused,
+        Some(_) => StopCategory::CutOff,
+    }
+}
+
+/// Whether the reply must not be taken as complete: cut off, refused, or an unknown stop reason.
 pub fn is_cut_off(stop_reason: Option<&str>) -> bool {
-    matches!(stop_reason, Some("max_tokens" | "length" | "MAX_TOKENS"))
+    stop_category(stop_reason) != StopCategory::Complete
+}
+
+/// `Some(length in code points)` when `raw` is longer than `max` code points. Counts only when
+/// the byte length leaves it open (a code point is 1 to 4 bytes).
+pub fn reply_too_long(raw: &str, max: usize) -> Option<usize> {
+    if raw.len() <= max {
+        return None;
+    }
+    let n = raw.chars().count();
+    (n > max).then_some(n)
+}
+
+/// The report for a reply refused for its size: nothing of it was read.
+pub fn too_long_report(chars: usize, max: usize) -> FailureReport {
+    FailureReport::single(
+        FailureKind::Truncated,
+        format!("the reply has {chars} characters, above maxReplyChars ({max}); it was not read"),
+    )
 }
 
 /// Parse one reply against an optional schema (SPEC section 4).
 pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions) -> Parsed {
+    if let Some(chars) = reply_too_long(raw, options.max_reply_chars) {
+        return Parsed::err(too_long_report(chars, options.max_reply_chars));
+    }
     if raw.trim().is_empty() {
         return Parsed::err(FailureReport::single(
             FailureKind::Empty,
             "the reply is empty",
         ));
     }
-    let truncated = is_cut_off(options.stop_reason.as_deref());
+    let stop = options.stop_reason.as_deref();
+    let truncated = is_cut_off(stop);
     let syntax_error = match serde_json::from_str::<Value>(raw) {
         Ok(value) => {
             return match (schema, schema.and_then(|s| s.validate(&value))) {
                 (_, None) => Parsed::ok(value, Vec::new(), raw.to_string()),
-                (_, Some(report)) if truncated => Parsed::err(truncated_report(None).merge(report)),
+                (_, Some(report)) if truncated => {
+                    Parsed::err(truncated_report(stop, None).merge(report))
+                }
                 // Coercion, or a JSON string holding the object the schema wants.
                 (Some(schema), Some(report)) => {
                     align::strict_failed(value, raw, schema, options.coerce, report)
@@ -217,7 +320,7 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
         Err(e) => e,
     };
     if truncated {
-        return Parsed::err(truncated_report(Some(&syntax_error)));
+        return Parsed::err(truncated_report(stop, Some(&syntax_error)));
     }
     let syntax = FailureReport::single(FailureKind::JsonSyntax, syntax_message(&syntax_error));
     if !options.local_repair {
@@ -227,13 +330,29 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
     align::choose(raw, schema, options.coerce, syntax)
 }
 
-fn truncated_report(syntax_error: Option<&serde_json::Error>) -> FailureReport {
-    let message = match syntax_error {
-        Some(e) => format!(
-            "the reply was cut off at the output limit ({})",
-            syntax_message(e)
+/// The report of a reply whose stop reason says it is not all there (without a schema too).
+pub fn cut_off_report(stop_reason: Option<&str>) -> FailureReport {
+    truncated_report(stop_reason, None)
+}
+
+fn truncated_report(stop: Option<&str>, syntax_error: Option<&serde_json::Error>) -> FailureReport {
+    let what = match (stop_category(stop), stop) {
+        (StopCategory::Refused, Some(r)) => format!(
+            "the provider stopped the reply ({}): it is not an answer",
+            one_line(r, 40)
         ),
-        None => "the reply was cut off at the output limit".to_string(),
+        (_, Some(r)) if CUT_OFF_STOP_REASONS.contains(&r) => {
+            "the reply was cut off at the output limit".to_string()
+        }
+        (_, Some(r)) => format!(
+            "the reply did not finish (stop reason {:?})",
+            one_line(r, 40)
+        ),
+        (_, None) => "the reply did not finish".to_string(),
+    };
+    let message = match syntax_error {
+        Some(e) => format!("{what} ({})", syntax_message(e)),
+        None => what,
     };
     FailureReport::single(FailureKind::Truncated, message)
 }

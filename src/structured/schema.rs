@@ -11,7 +11,10 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{FailureIssue, FailureKind, FailureReport};
+use super::{
+    FailureIssue, FailureKind, FailureReport, MAX_ISSUES, MAX_MESSAGE_CHARS, MAX_PATH_CHARS,
+};
+use crate::text::one_line;
 
 /// How a schema is compiled: `new Schema(schema, { formats, resources })` (SPEC section 9).
 #[derive(Debug, Clone, PartialEq)]
@@ -60,6 +63,13 @@ pub struct CompiledSchema {
     validator: jsonschema::Validator,
     /// The documents registered for `$ref` (read again by bare-word and coercion checks).
     resources: Vec<(String, Value)>,
+    /// How many subschemas are evaluated for one value at most (see `work`).
+    evaluations_per_value: usize,
+    /// How many errors one value of an instance can produce at most (see `work`).
+    errors_per_value: usize,
+    /// Whether `validate` (the first error) builds no nested error lists (`anyOf`, `oneOf`,
+    /// `not`, `if`, `contains` and the like collect every error of their branches).
+    first_error_is_cheap: bool,
 }
 
 /// The one call into jsonschema: `validator_for`, which is not generic, so jsonschema's
@@ -140,12 +150,19 @@ impl CompiledSchema {
             });
         }
         let validator = compile(&value, &options)?;
+        // Refuse a schema whose validation of one value explodes (issue 10): jsonschema
+        // cannot be stopped once it runs.
+        let work = super::work::analyse(&value)?;
         let canonical = sorted_compact(&value);
         Ok(CompiledSchema {
             value,
             canonical,
             validator,
             resources: options.resources,
+            evaluations_per_value: usize::try_from(work.evaluations_per_value)
+                .unwrap_or(usize::MAX),
+            errors_per_value: usize::try_from(work.errors_per_value).unwrap_or(usize::MAX),
+            first_error_is_cheap: work.first_error_is_cheap,
         })
     }
 
@@ -165,43 +182,277 @@ impl CompiledSchema {
         &self.canonical
     }
 
-    /// Whether `instance` passes, without listing why not (the cheap check candidates use).
+    /// Whether `instance` passes, without listing why not (the cheap check candidates use);
+    /// an instance too large for the schema's work limit does not pass.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        self.too_much_work(instance).is_none() && self.validator.is_valid(instance)
+    }
+
+    /// The most subschemas the schema applies to one value (see [`super::work`]), at most
+    /// [`super::work::MAX_EVALUATIONS_PER_VALUE`]: a larger schema does not compile.
+    pub fn evaluations_per_value(&self) -> usize {
+        self.evaluations_per_value
     }
 
     /// Every violation, each with its JSON Pointer path; `None` when valid.
+    ///
+    /// The report is bounded (SPEC section 4, v0.2): at most [`MAX_ISSUES`] issues, then one
+    /// saying how many more there were; each path and message on one line, clipped. Collecting
+    /// issues is bounded too: `jsonschema` collects every error of the value, each with its own
+    /// copy of its path, before the first can be read, so a value whose errors would take more
+    /// than [`ERROR_BUDGET_BYTES`] (a 50,000-character key over 50,000 failing items is 2.5 GB)
+    /// is reported by its first issue alone where that is cheap, and by a count of its parts.
     pub fn validate(&self, instance: &Value) -> Option<FailureReport> {
+        if let Some(issue) = self.too_much_work(instance) {
+            return Some(FailureReport {
+                kinds: vec![FailureKind::Schema],
+                issues: vec![issue],
+            });
+        }
         if self.validator.is_valid(instance) {
             return None;
         }
-        let issues: Vec<FailureIssue> = self
-            .validator
-            .iter_errors(instance)
-            .map(|e| FailureIssue {
-                kind: FailureKind::Schema,
-                path: e.instance_path().as_str().to_string(),
-                // jsonschema quotes the whole failing value; a long reply would make one
-                // issue (and the repair prompt quoting it) as long as the reply itself.
-                message: clip(&e.to_string(), MAX_ISSUE_CHARS),
-            })
-            .collect();
+        let shape = Shape::of(instance);
+        let per_error = shape.longest_path.saturating_add(ERROR_OVERHEAD_BYTES);
+        let errors = shape.values.saturating_mul(self.errors_per_value);
+        let issues = if errors.saturating_mul(per_error) <= ERROR_BUDGET_BYTES {
+            capped_issues(self.validator.iter_errors(instance))
+        } else {
+            self.first_issue_only(instance, &shape)
+        };
         Some(FailureReport {
             kinds: vec![FailureKind::Schema],
             issues,
         })
     }
-}
 
-/// Issue messages are cut to this many code points (the reply itself is quoted separately).
-pub const MAX_ISSUE_CHARS: usize = 300;
+    /// An issue when validating `instance` would take more than [`MAX_VALIDATION_WORK`]
+    /// subschema evaluations (its values times the schema's evaluations per value).
+    fn too_much_work(&self, instance: &Value) -> Option<FailureIssue> {
+        let per_value = self.evaluations_per_value;
+        // Below this, no value up to maxReplyChars can reach the limit: skip the count.
+        if per_value <= 2 {
+            return None;
+        }
+        let most = MAX_VALIDATION_WORK / per_value;
+        let values = count_values(instance, most.saturating_add(1));
+        (values > most).then(|| FailureIssue {
+            kind: FailureKind::Schema,
+            path: String::new(),
+            message: format!(
+                "not validated: the schema applies up to {per_value} subschemas to each value \
+                 and this one holds {}{values} values, above the validation work limit of \
+                 {MAX_VALIDATION_WORK} evaluations; a smaller value can be checked",
+                if values > most { "more than " } else { "" },
+            ),
+        })
+    }
 
-fn clip(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((at, _)) => format!("{}…", s.get(..at).unwrap_or(s)),
+    /// The report of a value too large to list every issue of: its first issue where finding
+    /// it builds no nested error lists, then one issue saying what was not listed.
+    fn first_issue_only(&self, instance: &Value, shape: &Shape) -> Vec<FailureIssue> {
+        let mut issues = Vec::new();
+        if self.first_error_is_cheap {
+            if let Err(e) = self.validator.validate(instance) {
+                issues.push(issue(&e));
+            }
+        }
+        issues.push(FailureIssue {
+            kind: FailureKind::Schema,
+            path: String::new(),
+            message: format!(
+                "the value does not match the schema; {} not listed: the value is too large \
+                 to list every issue ({} values, paths up to {} bytes)",
+                if issues.is_empty() {
+                    "its issues were"
+                } else {
+                    "further issues were"
+                },
+                shape.values,
+                shape.longest_path
+            ),
+        });
+        issues
     }
 }
+
+/// A schema issue as the report holds it: path and message on one line, clipped.
+fn issue(e: &jsonschema::ValidationError<'_>) -> FailureIssue {
+    FailureIssue {
+        kind: FailureKind::Schema,
+        path: one_line(e.instance_path().as_str(), MAX_PATH_CHARS),
+        // jsonschema quotes the whole failing value; a long reply would make one
+        // issue (and the repair prompt quoting it) as long as the reply itself.
+        message: one_line(&e.to_string(), MAX_MESSAGE_CHARS),
+    }
+}
+
+/// The first [`MAX_ISSUES`] errors, then one issue counting the rest.
+fn capped_issues<'i>(
+    errors: impl Iterator<Item = jsonschema::ValidationError<'i>>,
+) -> Vec<FailureIssue> {
+    let mut issues = Vec::new();
+    let mut more = 0usize;
+    for e in errors {
+        if issues.len() < MAX_ISSUES {
+            issues.push(issue(&e));
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        issues.push(more_issues(more));
+    }
+    issues
+}
+
+/// Hold a report to [`MAX_ISSUES`] issues and one counting the rest, also after two reports
+/// were merged (a syntax or cut-off issue before a capped schema report).
+pub(crate) fn cap_issues(issues: &mut Vec<FailureIssue>) {
+    let mut more = match issues.last().and_then(more_count) {
+        Some(n) if issues.len() > MAX_ISSUES => {
+            issues.pop();
+            n
+        }
+        _ => 0,
+    };
+    if issues.len() > MAX_ISSUES {
+        more = more.saturating_add(issues.len() - MAX_ISSUES);
+        issues.truncate(MAX_ISSUES);
+    }
+    if more > 0 {
+        issues.push(more_issues(more));
+    }
+}
+
+/// The count of a [`more_issues`] issue.
+fn more_count(issue: &FailureIssue) -> Option<usize> {
+    if !issue.path.is_empty() {
+        return None;
+    }
+    let m = &issue.message;
+    m.strip_suffix(" more issues not listed")
+        .or_else(|| m.strip_suffix(" more issue not listed"))?
+        .parse()
+        .ok()
+}
+
+/// The last issue of a capped report.
+pub fn more_issues(more: usize) -> FailureIssue {
+    FailureIssue {
+        kind: FailureKind::Schema,
+        path: String::new(),
+        message: format!(
+            "{more} more issue{} not listed",
+            if more == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// What collecting a value's errors could cost: how many values it holds and its longest
+/// JSON Pointer (each error holds a copy of its path).
+#[derive(Debug, Clone, Copy, Default)]
+struct Shape {
+    values: usize,
+    longest_path: usize,
+}
+
+impl Shape {
+    /// One pass without recursion: a stack of iterators, one per open container (at most the
+    /// 128 levels serde_json reads), so a million-wide array costs no extra memory.
+    fn of(value: &Value) -> Shape {
+        let mut shape = Shape {
+            values: 1,
+            longest_path: 0,
+        };
+        let mut stack: Vec<(Children<'_>, usize)> = vec![(Children::of(value), 0)];
+        while let Some((children, path)) = stack.last_mut() {
+            let path = *path;
+            let Some((segment, child)) = children.next() else {
+                stack.pop();
+                continue;
+            };
+            let child_path = path + 1 + segment;
+            shape.values += 1;
+            shape.longest_path = shape.longest_path.max(child_path);
+            stack.push((Children::of(child), child_path));
+        }
+        shape
+    }
+}
+
+/// The members of a value, each with the length of its JSON Pointer segment.
+enum Children<'a> {
+    Object(serde_json::map::Iter<'a>),
+    Array(std::iter::Enumerate<std::slice::Iter<'a, Value>>),
+    None,
+}
+
+impl<'a> Children<'a> {
+    fn of(value: &'a Value) -> Children<'a> {
+        match value {
+            Value::Object(map) => Children::Object(map.iter()),
+            Value::Array(items) => Children::Array(items.iter().enumerate()),
+            _ => Children::None,
+        }
+    }
+}
+
+impl<'a> Iterator for Children<'a> {
+    type Item = (usize, &'a Value);
+
+    fn next(&mut self) -> Option<(usize, &'a Value)> {
+        match self {
+            // The key, where `~` and `/` take two bytes each.
+            Children::Object(it) => it.next().map(|(k, child)| {
+                let escapes = k.bytes().filter(|b| matches!(b, b'~' | b'/')).count();
+                (k.len() + escapes, child)
+            }),
+            Children::Array(it) => it.next().map(|(i, child)| (decimal_len(i), child)),
+            Children::None => None,
+        }
+    }
+}
+
+fn decimal_len(mut n: usize) -> usize {
+    let mut len = 1;
+    while n >= 10 {
+        n /= 10;
+        len += 1;
+    }
+    len
+}
+
+/// The most subschema evaluations one validation may take (see [`super::work`]): about half
+/// a second of `jsonschema` in wasm at its slowest per evaluation.
+pub const MAX_VALIDATION_WORK: usize = 4_000_000;
+
+/// The number of values in `value`, counting no further than `stop`.
+fn count_values(value: &Value, stop: usize) -> usize {
+    let mut count = 1usize;
+    let mut stack = vec![Children::of(value)];
+    while let Some(children) = stack.last_mut() {
+        if count >= stop {
+            break;
+        }
+        match children.next() {
+            Some((_, child)) => {
+                count += 1;
+                stack.push(Children::of(child));
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    count
+}
+
+/// Issues are collected from `jsonschema` in full only below this estimate of what its
+/// errors take (values x errors per value x (longest path + the error itself)).
+pub const ERROR_BUDGET_BYTES: usize = 16 << 20;
+/// What one `jsonschema` error takes besides its instance path (measured: ~200 bytes).
+const ERROR_OVERHEAD_BYTES: usize = 256;
 
 /// A bounded memo of compiled schemas, keyed by text.
 ///

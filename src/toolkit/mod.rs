@@ -38,24 +38,7 @@ pub use metrics::{Alert, AlertLevel, HealingEvent, Metrics, MetricsSummary};
 pub use retry_budget::{RetryBudget, RetryBudgetOptions};
 pub use supervisor::{InterventionStrategy, Step, Supervisor, SupervisorOptions, Verdict};
 
-/// Replace `<name>` / `</name>` (any case) with `&lt;` forms.
+/// Neutralise `<name>` / `</name>` in quoted text (see [`crate::text::neutralise_tags`]).
 fn neutralise(s: &str, name: &str) -> String {
-    let lower = s.to_ascii_lowercase();
-    if !lower.contains(name) {
-        return s.to_string();
-    }
-    let open = format!("<{name}>");
-    let close = format!("</{name}>");
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut i = 0usize;
-    while let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) {
-        let rest_lower = lower.get(i..).unwrap_or("");
-        if c == '<' && (rest_lower.starts_with(&open) || rest_lower.starts_with(&close)) {
-            out.push_str("&lt;");
-        } else {
-            out.push(c);
-        }
-        i += c.len_utf8();
-    }
-    out
+    crate::text::neutralise_tags(s, &[name])
 }

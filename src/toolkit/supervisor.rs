@@ -410,13 +410,5 @@ fn intervene(strategy: InterventionStrategy, reason: String) -> Verdict {
 /// One line, at most [`MAX_NOTE_CHARS`] code points, with the `<steps>` tags
 /// neutralised so a note cannot close the quote early.
 fn quote_note(s: &str) -> String {
-    let mut out: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(MAX_NOTE_CHARS)
-        .collect();
-    if s.chars().nth(MAX_NOTE_CHARS).is_some() {
-        out.push('…');
-    }
-    neutralise(&out, "steps")
+    neutralise(&crate::text::one_line(s, MAX_NOTE_CHARS), "steps")
 }

@@ -74,6 +74,8 @@ export type Parsed =
 export interface ParseOptions {
   localRepair?: boolean;
   stopReason?: string;
+  /** default 4000000: a longer reply (in code points) is a `truncated` failure, not read */
+  maxReplyChars?: number;
   /** default false: align a value that fails the schema with it where the intent is plain. */
   coerce?: boolean;
 }
@@ -156,6 +158,8 @@ export interface LoopOptions {
   locale?: Locale;
   /** default 2000: broken output quoted in a fix prompt, in code points */
   maxRawChars?: number;
+  /** default 4000000: a longer reply (in code points) degrades "unrepairable" unread */
+  maxReplyChars?: number;
   /** Jitter seed; default from the platform's random source. */
   seed?: number;
   /** Rules for error outcomes, tried before the built-in table (see classify). */

@@ -182,9 +182,12 @@ impl JsRepairLoop {
         breaker: JsValue,
         retry_budget: JsValue,
     ) -> Result<JsRepairLoop, JsValue> {
-        let (config, schema) = loop_options(&options)?;
+        let (mut config, schema, draw_seed) = loop_options(&options)?;
         let breaker = breaker_arg(&breaker, "breaker")?;
         let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
+        if draw_seed {
+            config.seed = random_seed()?;
+        }
         let inner = RepairLoop::new(config, schema).map_err(read::Bad::from)?;
         Ok(JsRepairLoop {
             inner: RefCell::new(inner),
@@ -196,7 +199,13 @@ impl JsRepairLoop {
     /// Feed an outcome; get the next instruction.
     pub fn next(&self, outcome: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         // Read everything first: getters may run user code.
-        let (outcome, reply_js) = outcome_arg(&outcome)?;
+        let max_reply = self
+            .inner
+            .try_borrow()
+            .map_err(|_| busy())?
+            .config()
+            .max_reply_chars as usize;
+        let (outcome, reply_js) = outcome_arg(&outcome, max_reply)?;
         let now = read::now_arg(&now)?;
         let (instruction, fresh) = {
             let mut inner = self.inner.try_borrow_mut().map_err(|_| busy())?;
@@ -311,11 +320,13 @@ fn prompt_value(v: &JsValue, p: &str) -> Read<Prompt> {
     })
 }
 
+/// The options, the schema, and whether the seed is still to be drawn.
 fn loop_options(
     o: &JsValue,
 ) -> Read<(
     LoopConfig,
     Option<std::sync::Arc<crate::structured::CompiledSchema>>,
+    bool,
 )> {
     if !read::is_object(o) || read::is_array(o) {
         return type_err(
@@ -332,11 +343,12 @@ fn loop_options(
     }
     let prompt = prompt_value(&prompt_v, "options.prompt")?;
 
+    // No seed given: the constructor draws one once every option has been read.
     let seed = match read::field(o, "seed", "options.seed")? {
-        v if read::is_nullish(&v) => random_seed(),
-        v => seed_value(&v)?,
+        v if read::is_nullish(&v) => None,
+        v => Some(seed_value(&v)?),
     };
-    let mut c = LoopConfig::new(prompt, seed);
+    let mut c = LoopConfig::new(prompt, seed.unwrap_or(0));
 
     let schema_v = read::field(o, "schema", "options.schema")?;
     let schema = if read::is_nullish(&schema_v) {
@@ -380,7 +392,10 @@ fn loop_options(
     if let Some(rules) = super::rules_js::opt_rules(o, "options")? {
         c.rules = rules;
     }
-    Ok((c, schema))
+    if let Some(n) = read::opt_count(o, "maxReplyChars", "options")? {
+        c.max_reply_chars = n;
+    }
+    Ok((c, schema, seed.is_none()))
 }
 
 fn fallback_value(v: &JsValue) -> Read<FallbackPlan> {
@@ -484,27 +499,40 @@ thread_local! {
     /// Where default seeds come from: a SplitMix64 stream seeded once per instance from the
     /// platform's random source. `crypto.getRandomValues` per loop cost ~3.5 us (Node's
     /// webcrypto), a tenth of `new RepairLoop`; jitter needs distinct, unpredictable-enough
-    /// seeds, not a fresh draw from the OS each time.
+    /// seeds, not a fresh draw from the OS each time. Never seeded from anything else: a
+    /// stream seeded from a fallback (the clock is 0 at a Worker's global scope) would give
+    /// every later loop of the isolate the same jitter (issue 10, defect 6).
     static SEEDS: RefCell<Option<crate::backoff::Rng>> = const { RefCell::new(None) };
 }
 
 /// The default seed: the next draw of [`SEEDS`], seeded on first use from
-/// crypto.getRandomValues (or the clock where there is no random source).
-fn random_seed() -> u64 {
+/// crypto.getRandomValues. Where there is no random source (a Cloudflare Worker's global
+/// scope), the loop is not built: an `Error` says why, and the stream stays unseeded, so a
+/// loop built later, inside a handler, draws properly.
+fn random_seed() -> Result<u64, JsValue> {
     SEEDS.with(|cell| {
-        let Ok(mut seeds) = cell.try_borrow_mut() else {
-            return js_sys::Date::now().to_bits();
-        };
-        seeds
-            .get_or_insert_with(|| {
+        let mut seeds = cell.try_borrow_mut().map_err(|_| busy())?;
+        let stream = match seeds.as_mut() {
+            Some(stream) => stream,
+            None => {
                 let mut bytes = [0u8; 8];
-                crate::backoff::Rng::new(match getrandom::fill(&mut bytes) {
-                    Ok(()) => u64::from_le_bytes(bytes),
-                    Err(_) => js_sys::Date::now().to_bits(),
-                })
-            })
-            .next_u64()
+                if !super::random::crypto_fill(&mut bytes) {
+                    return Err(no_random_source());
+                }
+                seeds.insert(crate::backoff::Rng::new(u64::from_le_bytes(bytes)))
+            }
+        };
+        Ok(stream.next_u64())
     })
+}
+
+fn no_random_source() -> JsValue {
+    js_sys::Error::new(
+        "selfheal: RepairLoop needs a random seed for its jitter and no random source is \
+         available here (Cloudflare Workers allow random values only inside a request \
+         handler): create the loop inside the handler, or pass options.seed",
+    )
+    .into()
 }
 
 /// An instruction as JS. A `done` that holds the reply exactly as the host passed it (strict
@@ -559,12 +587,12 @@ fn instruction_to_js(
 // ---------- outcomes ----------
 
 /// The outcome, and for a reply the JS string its text was read from (see `instruction_to_js`).
-fn outcome_arg(v: &JsValue) -> Read<(Outcome, Option<JsValue>)> {
+fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
     match read::outcome_start(v) {
         read::OutcomeStart::Error(error, cost_usd) => {
             Ok((Outcome::Error { error, cost_usd }, None))
         }
-        read::OutcomeStart::Kind(kind) => outcome_fields(v, kind),
+        read::OutcomeStart::Kind(kind) => outcome_fields(v, kind, max_reply),
         read::OutcomeStart::Unread => {
             if !read::is_object(v) {
                 return type_err(
@@ -572,17 +600,26 @@ fn outcome_arg(v: &JsValue) -> Read<(Outcome, Option<JsValue>)> {
                     format!("must be an object with a kind, got {}", read::type_name(v)),
                 );
             }
-            outcome_fields(v, read::req_string(v, "kind", "outcome")?)
+            outcome_fields(v, read::req_string(v, "kind", "outcome")?, max_reply)
         }
     }
 }
 
-fn outcome_fields(v: &JsValue, kind: String) -> Read<(Outcome, Option<JsValue>)> {
+fn outcome_fields(v: &JsValue, kind: String, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
     match kind.as_str() {
         "reply" => {
             // Read once: the string is both the text and (see `instruction_to_js`) the source
             // of the `done` value, so a getter cannot make them differ.
             let text_js = read::field(v, "text", "outcome.text")?;
+            // Refused before it is copied into wasm memory (which never shrinks).
+            if let Some(length) = read::certainly_longer(&text_js, max_reply) {
+                let outcome = Outcome::ReplyTooLong {
+                    length,
+                    stop_reason: read::opt_string(v, "stopReason", "outcome")?,
+                    cost_usd: read::opt_number(v, "costUsd", "outcome")?.unwrap_or(0.0),
+                };
+                return Ok((outcome, None));
+            }
             let Some(text) = text_js.as_string() else {
                 return if read::is_nullish(&text_js) {
                     type_err("outcome.text", "is required and must be a string")

@@ -3,15 +3,17 @@
 //!
 //! `crypto.getRandomValues`, imported with `catch`, whenever the host allows it. Where it throws
 //! or is missing (Cloudflare Workers at module scope allow no random values), the bytes come from
-//! SplitMix64 seeded by the clock and a counter instead of an error. Two callers draw here:
+//! SplitMix64 seeded by the clock and a counter instead of an error. Only jsonschema draws here:
 //!
 //! * jsonschema's `ahash` maps, once per instance, for their hash keys. An error there is a
 //!   panic, which trapped a Worker that compiled its `Schema` at module scope. Their keys do not
 //!   need to be secret on wasm: the reply parser's own maps (serde_json's, with std's
 //!   `RandomState`) already use fixed keys on wasm32-unknown-unknown, so unpredictable ahash keys
 //!   would not make a flood of colliding keys any cheaper to survive (the reply size cap does).
-//! * selfheal's default jitter seeds (`random_seed` in loop_js.rs), drawn inside handlers, where
-//!   crypto works; before this backend they fell back to the clock in the same situation.
+//!
+//! Not selfheal's default jitter seeds: `random_seed` in loop_js.rs calls [`crypto_fill`]
+//! directly and refuses to run without crypto, because a jitter seed from the clock
+//! synchronises retries across isolates.
 
 use std::cell::Cell;
 
@@ -30,11 +32,17 @@ thread_local! {
     static FALLBACK_DRAWS: Cell<u64> = const { Cell::new(0) };
 }
 
-fn fill(dest: &mut [u8]) {
-    if dest
-        .chunks_mut(MAX_CHUNK)
+/// Fills `dest` from `crypto.getRandomValues` only: false where the host refuses (then `dest`
+/// may be partly written). Jitter seeds use this directly, never the clock fallback below: a
+/// seed stream seeded from the clock at a Worker's module scope gave every later loop of every
+/// isolate the same delays (issue 10, defect 6).
+pub(crate) fn crypto_fill(dest: &mut [u8]) -> bool {
+    dest.chunks_mut(MAX_CHUNK)
         .all(|chunk| get_random_values(chunk).is_ok())
-    {
+}
+
+fn fill(dest: &mut [u8]) {
+    if crypto_fill(dest) {
         return;
     }
     let draw = FALLBACK_DRAWS.with(|n| {

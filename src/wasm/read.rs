@@ -56,12 +56,8 @@ pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
 
 impl From<Bad> for JsValue {
     fn from(b: Bad) -> JsValue {
-        // Messages may quote the input; keep them readable whatever the input's size.
-        const MAX: usize = 300;
-        let mut message: String = b.message.chars().take(MAX).collect();
-        if b.message.chars().nth(MAX).is_some() {
-            message.push('…');
-        }
+        // Messages may quote the input: one line, readable whatever the input's size.
+        let message = crate::text::one_line(&b.message, 300);
         let msg = format!("selfheal: {} {}", b.field, message);
         if b.range {
             js_sys::RangeError::new(&msg).into()
@@ -253,6 +249,19 @@ fn bool_value(v: &JsValue, p: &str) -> Read<bool> {
         || type_err(p, format!("must be a boolean, got {}", type_name(v))),
         Ok,
     )
+}
+
+/// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
+/// into wasm memory; `None` for anything that is not a string.
+pub fn js_string_length(v: &JsValue) -> Option<usize> {
+    v.dyn_ref::<js_sys::JsString>().map(|s| s.length() as usize)
+}
+
+/// Whether a JS string is certainly longer than `max` code points: a code point is one or two
+/// UTF-16 code units, so only a string of more than `2 * max` units is known to be, unread.
+/// Shorter ones are copied and counted exactly.
+pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
+    js_string_length(v).filter(|&units| units > max.saturating_mul(2))
 }
 
 pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {

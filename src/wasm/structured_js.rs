@@ -151,6 +151,9 @@ fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
     if let Some(b) = read::opt_bool(v, "coerce", parent)? {
         o.coerce = b;
     }
+    if let Some(n) = read::opt_count(v, "maxReplyChars", parent)? {
+        o.max_reply_chars = n as usize;
+    }
     Ok(o)
 }
 
@@ -241,6 +244,12 @@ fn compile_with(
         None => CompiledSchema::with_options(value, options).map(Arc::new),
     };
     compiled.or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
+
+/// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
+fn too_long_unread(raw: &JsValue, options: &ParseOptions) -> Option<Result<JsValue, JsValue>> {
+    let units = read::certainly_longer(raw, options.max_reply_chars)?;
+    let report = structured::too_long_report(units, options.max_reply_chars);
+    Some(to_js_json(&structured::Parsed::err(report)))
 }
 
 fn raw_arg(v: &JsValue, field: &str) -> Read<String> {
@@ -308,8 +317,11 @@ impl JsSchema {
     }
 
     pub fn parse(&self, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let text = raw_arg(&raw, "raw")?;
         let options = parse_options(&options, "options")?;
+        if let Some(refused) = too_long_unread(&raw, &options) {
+            return refused;
+        }
+        let text = raw_arg(&raw, "raw")?;
         parsed_to_js(
             &raw,
             &text,
@@ -335,8 +347,11 @@ pub fn parse_structured(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let compiled = schema_arg(&schema, "schema")?;
-    let text = raw_arg(&raw, "raw")?;
     let options = parse_options(&options, "options")?;
+    if let Some(refused) = too_long_unread(&raw, &options) {
+        return refused;
+    }
+    let text = raw_arg(&raw, "raw")?;
     parsed_to_js(
         &raw,
         &text,

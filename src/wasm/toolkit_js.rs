@@ -292,18 +292,9 @@ fn describe_error(v: &JsValue) -> Option<String> {
     Some(one_line(&out))
 }
 
-/// Control characters as spaces, at most [`MAX_ERROR_CHARS`] code points.
+/// One line, at most [`MAX_ERROR_CHARS`] code points.
 fn one_line(s: &str) -> String {
-    let s = s.trim();
-    let mut out: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(MAX_ERROR_CHARS)
-        .collect();
-    if s.chars().nth(MAX_ERROR_CHARS).is_some() {
-        out.push('…');
-    }
-    out
+    crate::text::one_line(s, MAX_ERROR_CHARS)
 }
 
 /// State in a `RefCell`, borrowed only after every input has been read.

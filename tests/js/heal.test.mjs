@@ -125,6 +125,112 @@ test("openai SDK: cut off at length -> reask, then valid -> repaired", async () 
   });
 });
 
+// ---------- issue 10: cut-off streams, error bodies with HTTP 200, the deadline ----------
+
+const ITEMS_SCHEMA = { type: "object", properties: { items: { type: "array" } } };
+const ITEMS = { items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }, { id: 5 }, { id: 6 }] };
+const CUT = '{"items": [{"id": 1}, {"id": 2}, {"id": 3';
+
+test("anthropic SDK stream cut cleanly without message_stop -> incomplete -> reask, never completed locally", async () => {
+  // Before: the SDK's iterator just stopped, stopReason was undefined, and local repair closed
+  // the brackets: done, locally-repaired, three items where the model meant six.
+  await withMock([{ kind: "stream-cut", text: CUT }, { kind: "valid", value: ITEMS }], async (mock) => {
+    const steps = [];
+    const call = anthropicCaller(anthropicClient(mock), { model: "claude-mock-1", stream: true });
+    const result = await heal(call, { ...BASE, schema: ITEMS_SCHEMA, onStep: (o, s) => steps.push([o.stopReason ?? null, s.type, s.strategy ?? null]) });
+    assert.deepEqual(steps[0], ["incomplete", "send-repair-prompt", "reask"]);
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "repaired");
+    assert.deepEqual(result.value, ITEMS);
+  });
+});
+
+test("openai SDK stream: a streamed reply is read (not .choices of the Stream object) -> done", async () => {
+  // Before: stream: true read `.choices` of the Stream object, got "", degraded unrepairable.
+  await withMock(["valid"], async (mock) => {
+    const result = await heal(openaiCaller(openaiClient(mock), { model: "gpt-mock-1", stream: true }), BASE);
+    assert.equal(result.type, "done");
+    assert.equal(result.source, "first-pass");
+    assert.deepEqual(result.value, VALUE);
+    assert.equal(mock.requests[0].stream, true);
+    assert.equal(mock.requests[0].body.stream_options.include_usage, true);
+  });
+});
+
+test("openai SDK stream: usage is read; cut at length -> reask; cut without finish_reason -> incomplete", async () => {
+  await withMock(["truncated", { kind: "stream-cut", text: CUT }, { kind: "valid", value: ITEMS }], async (mock) => {
+    const steps = [];
+    const result = await heal(openaiCaller(openaiClient(mock), { model: "gpt-mock-1", stream: true, pricing: { inputUsdPerMTok: 1e6, outputUsdPerMTok: 0 } }), {
+      ...BASE,
+      schema: ITEMS_SCHEMA,
+      budget: { repairable: 2 },
+      onStep: (o, s) => steps.push([o.stopReason ?? null, s.type]),
+    });
+    assert.deepEqual(steps, [["length", "send-repair-prompt"], ["incomplete", "send-repair-prompt"], ["stop", "done"]]);
+    assert.equal(result.type, "done");
+    assert.ok(result.costUsd > 0, "usage from the include_usage chunk became cost");
+  });
+});
+
+test("openai SDK: an error body sent with HTTP 200 (OpenRouter) is the 502 it says, waited out, then done", async () => {
+  // Before: {"error": {"code": 502}} with HTTP 200 degraded unrepairable.
+  for (const stream of [false, true]) {
+    await withMock([{ kind: "error-200", code: 502 }, "valid"], async (mock) => {
+      const steps = [];
+      const result = await heal(openaiCaller(openaiClient(mock), { model: "gpt-mock-1", stream }), {
+        ...BASE,
+        onStep: (o, s) => steps.push(s.type === "wait-for-backoff" ? [s.type, s.classified.class, s.classified.cause, o.error.status] : [s.type]),
+      });
+      assert.deepEqual(steps, [["wait-for-backoff", "transient", "server-error", 502], ["done"]], `stream: ${stream}`);
+      assert.equal(result.type, "done");
+    });
+  }
+  // A code that is not an HTTP status is still an error, not an empty reply.
+  await withMock([{ kind: "error-200", code: "model_overloaded", message: "busy" }], async (mock) => {
+    const result = await heal(openaiCaller(openaiClient(mock), { model: "gpt-mock-1" }), BASE);
+    assert.equal(result.type, "degrade");
+    assert.equal(result.reason, "hard-fail");
+    assert.equal(result.classified.reason.includes("busy"), true);
+  });
+});
+
+test("the deadline aborts a call in flight: degrade deadline-exceeded at the deadline, the request cancelled", async () => {
+  // Before: a 300 ms deadline returned after 1,511 ms, when the slow call ended.
+  await withMock(["schema-mismatch", { kind: "valid", delayMs: 3000 }], async (mock) => {
+    const call = spy(openaiCaller(openaiClient(mock, 10_000), { model: "gpt-mock-1" }));
+    const steps = [];
+    const t0 = performance.now();
+    const result = await heal(call, { ...BASE, budget: { deadlineMs: 300 }, onStep: (o, s) => steps.push([o.kind, o.error?.name ?? null, s.type]) });
+    const elapsed = performance.now() - t0;
+    assert.equal(result.type, "degrade");
+    assert.equal(result.reason, "deadline-exceeded");
+    assert.ok(elapsed < 1500, `returned after ${elapsed} ms`);
+    assert.deepEqual(steps, [["reply", null, "send-repair-prompt"], ["error", "TimeoutError", "degrade"]]);
+    assert.equal(call.calls[1].signal.aborted, true, "the call's signal was aborted");
+    assert.equal(call.calls[1].signal.reason.name, "TimeoutError");
+  });
+});
+
+test("the deadline ends a call that ignores its signal too", async () => {
+  let n = 0;
+  const t0 = performance.now();
+  const result = await heal(async () => {
+    n += 1;
+    if (n === 1) return { text: '{"city": 1}' };
+    await new Promise((r) => setTimeout(r, 2000));
+    return { text: JSON.stringify(VALUE) };
+  }, { ...BASE, budget: { deadlineMs: 200 } });
+  assert.equal(result.reason, "deadline-exceeded");
+  assert.ok(performance.now() - t0 < 1500);
+});
+
+test("without a deadline, callModel gets the host's own signal", async () => {
+  const ctrl = new AbortController();
+  const call = spy(async () => ({ text: JSON.stringify(VALUE) }));
+  await heal(call, { ...BASE, signal: ctrl.signal });
+  assert.equal(call.calls[0].signal, ctrl.signal);
+});
+
 test("401 -> degrade hard-fail with the fallback, one request", async () => {
   await withMock(["unauthorized", "valid"], async (mock) => {
     const fallback = { mode: "template", templateId: "t1", text: "Sorry." };

@@ -349,7 +349,8 @@ test('deep schemas and values: a TypeError naming the field or a result, never a
   assert.equal(tree.parse('['.repeat(127) + ']'.repeat(127)).ok, true);
   const bad = tree.parse('['.repeat(126) + '1' + ']'.repeat(126));
   assert.equal(bad.ok, false);
-  assert.equal(bad.report.issues[0].path.split('/').length, 127);
+  // SPEC 4 (v0.2): a path is clipped to 200 code points, marked with an ellipsis.
+  assert.equal(bad.report.issues[0].path, '/0'.repeat(126).slice(0, 200) + '…');
   // Deep values to validate: a TypeError naming value.
   assert.equal(check(() => tree.validate(JSON.parse('['.repeat(5000) + ']'.repeat(5000))), 'value', 'deep value'), null);
   // Deep state for fromJSON.
@@ -368,9 +369,18 @@ test('100,000-deep replies and 10 MB strings through every text argument', () =>
     assert.ok(r === null || typeof r.text === 'string');
     const p = buildRepairPrompt(report(), CITY_SCHEMA, text);
     assert.ok(p.user.length < 20_000);
+    // Above maxReplyChars (4,000,000 by default) a reply is refused unread; raised, it is read.
     const l = new RepairLoop(baseOptions({ mode: 'reask' }));
-    assert.ok(['done', 'send-repair-prompt'].includes(l.next(reply(text), NOW).type));
+    const step = l.next(reply(text), NOW);
+    if (text.length > 4_000_000) {
+      assert.deepEqual([step.type, step.reason, step.classified.cause], ['degrade', 'unrepairable', 'too-large']);
+    } else {
+      assert.ok(['done', 'send-repair-prompt'].includes(step.type));
+    }
     l.free();
+    const raised = new RepairLoop(baseOptions({ mode: 'reask', maxReplyChars: 12_000_000 }));
+    assert.ok(['done', 'send-repair-prompt'].includes(raised.next(reply(text), NOW).type));
+    raised.free();
   }
   // A 10 MB prompt and fallback: accepted; the reask prompt built on it is stopped by maxPromptChars.
   const huge = 'z'.repeat(10 * 1024 * 1024);

@@ -160,7 +160,13 @@ test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () =>
   assert.equal(r1s.value.length, big.length);
   assert.deepEqual(r1s.fixes, ['unquoted-string']);
   const bigJson = JSON.stringify('y'.repeat(10 * 1024 * 1024));
-  const r2 = parseStructured({ type: 'string' }, bigJson);
+  // Above maxReplyChars (4,000,000 by default) a reply is refused unread (SPEC 4, v0.2)...
+  const refused = parseStructured({ type: 'string' }, bigJson);
+  assert.equal(refused.ok, false);
+  assert.deepEqual(refused.report.kinds, ['truncated']);
+  assert.match(refused.report.issues[0].message, /above maxReplyChars \(4000000\); it was not read$/);
+  // ...and read in full when the limit is raised.
+  const r2 = parseStructured({ type: 'string' }, bigJson, { maxReplyChars: 11 * 1024 * 1024 });
   assert.equal(r2.ok, true);
   assert.equal(r2.value.length, 10 * 1024 * 1024);
   const huge = repairJson('```json\n' + bigJson + '\n```');
@@ -199,7 +205,10 @@ test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () =>
   for (let i = 0; i < 100_000; i++) { o.items = {}; o = o.items; }
   throwsNaming(() => new Schema(root), TypeError, 'schema');
   // The same inputs as loop replies.
-  const l1 = new RepairLoop(baseOptions());
+  // 10 MB is above the default maxReplyChars: refused unread; raised, the reply is read.
+  const l0 = new RepairLoop(baseOptions());
+  assert.deepEqual(l0.next(reply(big), NOW).reason, 'unrepairable');
+  const l1 = new RepairLoop(baseOptions({ maxReplyChars: 11 * 1024 * 1024 }));
   const i1 = l1.next(reply(big), NOW);
   assert.equal(i1.type, 'send-repair-prompt');
   assert.ok(i1.prompt.user.length < 20_000, 'the fix prompt quotes at most maxRawChars');
@@ -216,13 +225,16 @@ test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () =>
   assert.deepEqual(i4.value, { city: '\uFFFD' });
   const l5 = new RepairLoop(baseOptions());
   const hugeReason = 'bad \uDFFF'.repeat(1_000_000);
-  // A 5M-character reason quoted verbatim: over the fix-mode default maxPromptChars (6000).
-  assert.equal(l5.next({ kind: 'rejected', reason: hugeReason }, NOW).reason, 'prompt-too-large');
-  // Reask mode has no limit by default: the reason is quoted verbatim (lone surrogates as U+FFFD).
-  const l6 = new RepairLoop(baseOptions({ mode: 'reask' }));
-  const i6 = l6.next({ kind: 'rejected', reason: hugeReason }, NOW);
-  assert.equal(i6.type, 'send-repair-prompt');
-  assert.ok(i6.prompt.user.includes('bad \uFFFDbad \uFFFD'));
+  // A 5M-character reason is data: clipped to one line of 1,000 code points (SPEC 4, v0.2), in
+  // fix mode (whose reask stays under maxPromptChars 6000) and reask mode alike.
+  for (const mode of ['fix', 'reask']) {
+    const l = new RepairLoop(baseOptions({ mode }));
+    const i = l.next({ kind: 'rejected', reason: hugeReason }, NOW);
+    assert.equal(i.type, 'send-repair-prompt');
+    assert.ok(i.prompt.user.includes('bad \uFFFDbad \uFFFD'), 'lone surrogates as U+FFFD');
+    assert.ok(i.prompt.user.length < 6000, `${i.prompt.user.length}`);
+    l.free();
+  }
   // Still healthy.
   assert.equal(parseStructured(CITY_SCHEMA, '{"city":"Paris"}').ok, true);
 });

@@ -52,6 +52,14 @@
 //                      is parsed when no input is given), stop_reason "tool_use"; OpenAI:
 //                      message.tool_calls with `arguments` verbatim (so it may be broken
 //                      JSON) or JSON.stringify(input), finish_reason "tool_calls"
+//   stream-cut         streaming request: 200 SSE with the start events and text deltas of
+//                      `text` (default: the first half of JSON.stringify(value)), then the
+//                      response ends cleanly without message_delta/message_stop (OpenAI:
+//                      without the finish_reason chunk and [DONE]); a non-streaming request
+//                      gets the same text as a complete reply          [value, text]
+//   error-200          HTTP 200 whose body is an error, as OpenRouter sends it:
+//                      {"error": {"code": 502, "message": ...}} (a streaming request gets it
+//                      as the first SSE data)                          [code, message]
 // Every response carries `request-id` (Anthropic) or `x-request-id` (OpenAI);
 // Anthropic errors on 429 and 5xx carry `x-should-retry: true`, as the real API does.
 // The request record: { n, method, path, query, headers (lower-case), body
@@ -76,6 +84,7 @@ export const STEP_KINDS = Object.freeze([
   "valid", "text", "fenced-json", "trailing-commas", "schema-mismatch", "truncated",
   "rate-limited", "overloaded", "server-error", "unauthorized", "error",
   "drop", "stream-overloaded", "hang", "tool-call",
+  "stream-cut", "error-200",
 ]);
 
 /** The value replies carry when a step gives none (matches tests/js/helpers.mjs CITY_SCHEMA). */
@@ -175,6 +184,10 @@ function replyContent(step) {
     case "truncated": {
       const full = JSON.stringify(value);
       return { text: step.text ?? full.slice(0, Math.max(1, Math.floor(full.length / 2))), cut: true };
+    }
+    case "stream-cut": {
+      const full = JSON.stringify(value);
+      return { text: step.text ?? full.slice(0, Math.max(1, Math.floor(full.length / 2))), cut: false, unfinished: true };
     }
     default:
       return null;
@@ -459,6 +472,16 @@ export async function startMockLlm({
         hanging.add(res);
         res.on("close", () => hanging.delete(res));
         return;
+      case "error-200": {
+        const payload = {
+          error: { code: step.code ?? 502, message: step.message ?? "Provider returned error", metadata: { provider_name: "mock-upstream" } },
+        };
+        if (!record.stream) return sendJson(res, 200, payload, headersFor(api, step));
+        res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache", ...headersFor(api, step) });
+        sse(res, null, payload);
+        res.end();
+        return;
+      }
       case "stream-overloaded":
         if (!record.stream) return sendError(api, step, res, "overloaded");
         return api === "anthropic" ? anthropicStream(step, record, res, true) : openaiStream(step, record, res, true);
@@ -573,6 +596,10 @@ export async function startMockLlm({
     for (const part of parts) {
       sse(res, "content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: part } });
     }
+    if (step.kind === "stream-cut") {
+      res.end(); // cleanly, without content_block_stop, message_delta or message_stop
+      return;
+    }
     sse(res, "content_block_stop", { type: "content_block_stop", index: 0 });
     sse(res, "message_delta", {
       type: "message_delta",
@@ -609,6 +636,10 @@ export async function startMockLlm({
       return;
     }
     for (const part of parts) sse(res, null, chunk({ content: part }));
+    if (step.kind === "stream-cut") {
+      res.end(); // cleanly, without the finish_reason chunk or [DONE]
+      return;
+    }
     sse(res, null, chunk({}, openaiStop(step, cut)));
     if (record.body.stream_options?.include_usage) {
       const input = step.usage?.input ?? tokens(record.systemText + record.userText);

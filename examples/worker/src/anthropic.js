@@ -26,7 +26,10 @@ export async function callModel(env, prompt, { maxTokens = 1024, signal } = {}) 
       signal,
     });
   } catch (error) {
-    return { kind: "error", error }; // network failure: classify() reads the TypeError
+    // A network failure or a timeout: classify() reads it (in workerd a lost connection is a plain
+    // Error "Network connection lost.", in browsers and Node a TypeError; a TimeoutError from
+    // AbortSignal.timeout() is transient/timeout).
+    return { kind: "error", error };
   }
   const body = await response.json().catch(() => null);
   if (!response.ok) {

@@ -8,7 +8,7 @@
 // imports the .wasm as a module and instantiates it synchronously at load: Workers forbid
 // compiling wasm from bytes at request time. Loops are created inside the handler because a
 // RepairLoop without a seed draws its jitter seed from crypto, and Workers allow random values
-// only inside a handler.
+// only inside a handler (built at global scope without a seed, it throws an Error saying so).
 import { RepairLoop } from "selfheal";
 import { callModel } from "./anthropic.js";
 
@@ -24,6 +24,9 @@ const FALLBACK = { mode: "template", templateId: "location-unknown", text: "We c
 // MAX_WAIT_MS degrades at once ("retry-after-too-long"), and the whole loop is time-boxed.
 // For long backoffs, hand the loop to a Durable Object (examples/durable-object/).
 const MAX_WAIT_MS = 10_000;
+// One call may take this long; then its fetch is aborted with a TimeoutError, which classify()
+// reads as transient/timeout: waited out and resent like a 503.
+const CALL_TIMEOUT_MS = 20_000;
 
 export default {
   async fetch(request, env) {
@@ -43,7 +46,7 @@ export default {
     try {
       let next = prompt;
       for (;;) {
-        const outcome = await callModel(env, next);
+        const outcome = await callModel(env, next, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
         const step = loop.next(outcome);
         timeline.push(step.type === "wait-for-backoff" ? `${step.type} ${step.delayMs}ms (${step.classified.cause})` : step.type);
         switch (step.type) {

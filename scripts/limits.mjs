@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// Issue 10's worst cases, measured on the release package in pkg/ (docs/PERFORMANCE.md, "Bounds"):
+//
+//   node scripts/limits.mjs            every case, each in a fresh Node process
+//   node scripts/limits.mjs --json     the same as JSON
+//
+// Each case runs in its own process, so "peak wasm memory" is the high-water mark of that case
+// alone: the byteLength of the instance's WebAssembly.Memory after it ran (wasm memory never
+// shrinks, so that is its peak), next to the memory right after loading the module. Times are
+// the wall-clock time of the one call (the first, so including V8's lazy compilation of what it
+// runs), the median of 3 runs in one process where a case is repeated.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const PKG = process.env.SELFHEAL_PKG ?? path.join(ROOT, "pkg");
+
+// A case: what it is, and the code that runs it (given `s` = the package and `mb` = memory in MB).
+const CASES = {
+  "load": ["the module loaded, nothing run", `return {};`],
+  "valid-1mb": ["parseStructured: a valid 1 MB reply of small objects", `
+    const reply = rows(1); const t = now(); const r = s.parseStructured(SCHEMA, reply);
+    return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "valid-10mb": ["parseStructured: a valid 10 MB reply (maxReplyChars raised to 12,000,000)", `
+    const reply = rows(10); const t = now(); const r = s.parseStructured(SCHEMA, reply, { maxReplyChars: 12e6 });
+    return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "loop-1mb": ["RepairLoop.next: a valid 1 MB reply -> done, then free", `
+    const reply = rows(1); const l = new s.RepairLoop({ prompt: P, schema: SCHEMA, seed: 1 });
+    const t = now(); const step = l.next({ kind: "reply", text: reply }); const ms = now() - t; l.free();
+    return { type: step.type, ms, chars: reply.length };`],
+  "loop-10mb": ["RepairLoop.next: a valid 10 MB reply -> done (maxReplyChars 12,000,000), then free", `
+    const reply = rows(10); const l = new s.RepairLoop({ prompt: P, schema: SCHEMA, seed: 1, maxReplyChars: 12e6 });
+    const t = now(); const step = l.next({ kind: "reply", text: reply }); const ms = now() - t; l.free();
+    return { type: step.type, ms, chars: reply.length };`],
+  "repeat-1mb": ["ten valid 1 MB replies in a row: memory is reused, not grown per reply", `
+    const reply = rows(1); const t = now(); for (let i = 0; i < 10; i++) s.parseStructured(SCHEMA, reply);
+    return { ms: (now() - t) / 10, chars: reply.length };`],
+  "defect-1": ["issue 10 defect 1: a 50,000-char key over 50,000 items (146 KB), loop.next", `
+    const reply = JSON.stringify({ ["k".repeat(50000)]: Array(50000).fill(0) });
+    const l = new s.RepairLoop({ prompt: P, schema: ARRAYS, seed: 1 });
+    const t = now(); const step = l.next({ kind: "reply", text: reply }); const ms = now() - t; l.free();
+    const after = s.parseStructured({ type: "object" }, "{}").ok && new s.CircuitBreaker().state;
+    return { type: step.type, ms, issues: step.type === "send-repair-prompt" ? undefined : null,
+             promptChars: step.prompt.system.length + step.prompt.user.length, chars: reply.length, after };`],
+  "defect-1-reask": ["issue 10 defect 1: a 23 KB reply in reask mode (was a 38-million-character prompt)", `
+    const reply = JSON.stringify({ ["k".repeat(11500)]: Array(3000).fill(0) });
+    const l = new s.RepairLoop({ prompt: P, schema: ARRAYS, mode: "reask", seed: 1 });
+    const t = now(); const step = l.next({ kind: "reply", text: reply }); const ms = now() - t; l.free();
+    return { type: step.type, ms, promptChars: step.prompt.system.length + step.prompt.user.length, chars: reply.length };`],
+  "valid-4mb": ["parseStructured: a valid 4 MB reply of small objects (the default maxReplyChars)", `
+    const reply = rows(4); const t = now(); const r = s.parseStructured(SCHEMA, reply);
+    return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "zeros-4m": ["parseStructured: a valid 4,000,000-char reply of 2,000,000 integers (the densest values)", `
+    const reply = "[" + "0,".repeat(1999998) + "0]"; const t = now();
+    const r = s.parseStructured({ type: "array", items: { type: "integer" } }, reply);
+    return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "wide-4m": ["a 4,000,000-char reply of 2,000,000 integers where strings are expected (error path)", `
+    const reply = "[" + "0,".repeat(1999998) + "0]"; const t = now();
+    const r = s.parseStructured({ type: "array", items: { type: "string" } }, reply);
+    return { ok: r.ok, ms: now() - t, issues: r.report.issues.length, chars: reply.length };`],
+  "key-4m": ["a 4,000,000-char reply: one 2,000,000-char key over 1,000,000 failing items", `
+    const reply = JSON.stringify({ ["k".repeat(1999990)]: Array(999990).fill(0) }); const t = now();
+    const r = s.parseStructured(ARRAYS, reply);
+    return { ok: r.ok, ms: now() - t, issues: r.report.issues.length, chars: reply.length };`],
+  "over-limit": ["a 100,000,000-char reply: refused unread (maxReplyChars)", `
+    const reply = "x".repeat(100e6); const l = new s.RepairLoop({ prompt: P, schema: SCHEMA, seed: 1 });
+    const t = now(); const step = l.next({ kind: "reply", text: reply }); const ms = now() - t; l.free();
+    return { type: step.type, reason: step.reason, ms, chars: reply.length };`],
+  "ref-18": ["issue 10: the $ref graph, 18 doubling levels (was 3 s per parse): new Schema", `
+    const t = now(); let error = null; try { new s.Schema(chain(18)); } catch (e) { error = e.message.slice(0, 60); }
+    return { ms: now() - t, error };`],
+  "ref-25": ["issue 10: the $ref graph, 25 doubling levels (was 130 s, then a trap): new Schema", `
+    const t = now(); let error = null; try { new s.Schema(chain(25)); } catch (e) { error = e.message.slice(0, 60); }
+    return { ms: now() - t, error };`],
+  "ref-largest-accepted": ["the largest doubling chain still accepted (11 levels, 8,189 subschemas per value) against \"1\"", `
+    const schema = new s.Schema(chain(11)); const t = now(); const r = schema.parse('"1"'); const r2 = schema.parse("1");
+    return { ms: now() - t, ok: r.ok, failed: !r2.ok };`],
+  "ref-work-limit": ["a value too large for its schema's work per value (10 doubling levels per item, 5,000 items): not validated", `
+    const schema = new s.Schema({ ...chain(10, true), type: "array", items: { $ref: "#/$defs/d0" } });
+    const reply = JSON.stringify(Array(5000).fill("a")); const t = now(); const r = schema.parse(reply);
+    return { ms: now() - t, ok: r.ok, message: r.report?.issues[0]?.message.slice(0, 40) };`],
+};
+
+const PRELUDE = `
+  const now = () => performance.now();
+  const P = { system: "Reply with JSON.", user: "List the rows." };
+  const SCHEMA = { type: "object", required: ["rows"], properties: { rows: { type: "array", items: {
+    type: "object", required: ["id", "name", "ok"], properties: { id: { type: "integer" }, name: { type: "string" },
+    ok: { type: "boolean" }, tags: { type: "array", items: { type: "string" } } } } } } };
+  const ARRAYS = { type: "object", additionalProperties: { type: "array", items: { type: "string" } } };
+  const rows = (mb) => { const out = []; let size = 10; for (let i = 0; size < mb * 1e6 - 80; i++) {
+    const row = JSON.stringify({ id: i, name: "row " + i, ok: i % 2 === 0, tags: ["a", "b"] }); size += row.length + 1; out.push(row); }
+    return '{"rows": [' + out.join(",") + "]}"; };
+  const chain = (levels, noRef) => { const defs = {}; for (let i = 0; i < levels; i++) {
+    const next = { $ref: "#/$defs/d" + (i + 1) }; defs["d" + i] = { allOf: [next, next] }; }
+    defs["d" + levels] = { type: "string" }; return noRef ? { $defs: defs } : { $defs: defs, $ref: "#/$defs/d0" }; };
+`;
+
+function runCase(name) {
+  const [, body] = CASES[name];
+  const source = `
+    const RealInstance = WebAssembly.Instance; let instance;
+    WebAssembly.Instance = new Proxy(RealInstance, { construct(t, a, n) { const c = Reflect.construct(t, a, n); instance ??= c; return c; } });
+    const s = require(${JSON.stringify(path.join(PKG, "selfheal.js"))});
+    WebAssembly.Instance = RealInstance;
+    const mb = () => +(instance.exports.memory.buffer.byteLength / 2 ** 20).toFixed(1);
+    ${PRELUDE}
+    const loaded = mb();
+    const result = (() => { ${body} })();
+    console.log(JSON.stringify({ loadedMb: loaded, peakMb: mb(), ...result }));
+  `;
+  const out = spawnSync(process.execPath, ["--max-old-space-size=4096", "-e", source], { encoding: "utf8", maxBuffer: 1 << 24 });
+  if (out.status !== 0) return { error: (out.stderr || out.stdout).trim().split("\n").slice(-3).join(" ") };
+  return JSON.parse(out.stdout.trim().split("\n").pop());
+}
+
+const json = process.argv.includes("--json");
+const results = {};
+for (const name of Object.keys(CASES)) {
+  results[name] = runCase(name);
+  if (!json) console.log(`${name.padEnd(22)} ${CASES[name][0]}\n${" ".repeat(23)}${JSON.stringify(results[name])}`);
+}
+if (json) console.log(JSON.stringify(results, null, 2));
