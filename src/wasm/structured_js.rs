@@ -244,6 +244,7 @@ fn compile_with(
         None => CompiledSchema::with_options(value, options).map(Arc::new),
     };
     compiled.or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
+}
 
 /// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
 fn too_long_unread(raw: &JsValue, options: &ParseOptions) -> Option<Result<JsValue, JsValue>> {
