@@ -7,7 +7,9 @@ SHELL := /bin/bash
 LOGS := test-artifacts
 export PATH := $(CURDIR)/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
 export CHROMEDRIVER ?= /usr/bin/chromedriver
-export GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
+# Not exported: wasm-bindgen-test-runner takes the first of GECKODRIVER, SAFARIDRIVER and
+# CHROMEDRIVER it finds in the environment, so the Chromium run must not see it.
+GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 
 WASM := pkg/selfheal_bg.wasm
 SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh scripts/build-ecosystem.mjs
@@ -59,10 +61,10 @@ test-browser: test-browser-chrome test-browser-firefox
 
 test-browser-chrome:
 	@mkdir -p $(LOGS)
-	wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log || { \
+	env -u GECKODRIVER wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log || { \
 	  grep -q 'Failed to detect test as having been run' $(LOGS)/browser.log && \
 	  echo 'test-browser: a test page never loaded (a Chromium hang): running the browser tests again' && \
-	  wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log; }
+	  env -u GECKODRIVER wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log; }
 
 # In Firefox, tests/web_hostile.rs waits for a product fix: JSON.stringify of its hostile sparse
 # array (length 2^32-1) runs ~45 s in SpiderMonkey before it throws (V8 throws at once), so every
@@ -73,7 +75,7 @@ FIREFOX_SUITES ?= web web_toolkit
 # busy on the CPU for as long as it lives): the last line ends those, whatever the result.
 test-browser-firefox:
 	@mkdir -p $(LOGS)
-	status=0; WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/tests/webdriver-firefox.json \
+	status=0; GECKODRIVER=$(GECKODRIVER) WASM_BINDGEN_TEST_WEBDRIVER_JSON=$(CURDIR)/tests/webdriver-firefox.json \
 	  wasm-pack test --headless --firefox $(addprefix --test ,$(FIREFOX_SUITES)) 2>&1 \
 	  | tee $(LOGS)/browser-firefox.log || status=$$?; \
 	pkill -f '[f]irefox-esr.*rust_mozprofile' || true; \
@@ -95,10 +97,11 @@ test-packaging: $(WASM)
 	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs tests/packaging/browsers.test.mjs \
 	  2>&1 | tee $(LOGS)/packaging.log
 
-# examples/worker and examples/durable-object in workerd against the mock LLM on 127.0.0.1.
+# examples/worker, examples/durable-object and examples/fleet in workerd against the mock LLM on
+# 127.0.0.1 (the fleet: three isolates, one coordinator object on disk, a workerd restart).
 test-examples: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/packaging/examples.test.mjs 2>&1 | tee $(LOGS)/examples.log
+	node --test tests/packaging/examples.test.mjs tests/packaging/fleet.test.mjs 2>&1 | tee $(LOGS)/examples.log
 
 # The www/ playground in headless Chromium (Playwright): every panel, no console errors;
 # screenshots go to test-artifacts/screenshots/.
