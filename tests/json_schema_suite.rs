@@ -37,27 +37,9 @@ const IDN: &str = "idn-email and idn-hostname are not checked: jsonschema checks
     with its `idna` feature (Unicode IDNA tables), left out of the wasm build; such a format \
     is an annotation";
 
-const WORK_LIMIT: &str = "refused by the validation work limit of issue 10 (src/structured/\
-    work.rs counts every $dynamicRef target as reached at each level; these schemas are valid \
-    and small): to be fixed in work.rs, not here";
-
 /// Cases that fail by a documented limit: (file under tests/, group, test), reason. `*` stands
 /// for every group or test of the file.
 const KNOWN: &[(&str, &str, &str, &str)] = &[
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef that initially resolves to a schema with a matching $dynamicAnchor \
-         resolves to the first $dynamicAnchor in the dynamic scope",
-        "*",
-        WORK_LIMIT,
-    ),
-    (
-        "draft2020-12/dynamicRef.json",
-        "A $dynamicRef that initially resolves to a schema without a matching $dynamicAnchor \
-         behaves like a normal $ref to $anchor",
-        "*",
-        WORK_LIMIT,
-    ),
     ("draft2020-12/optional/format/idn-email.json", "*", "*", IDN),
     (
         "draft2020-12/optional/format/idn-hostname.json",
