@@ -157,3 +157,20 @@ export const PROMPT = Object.freeze({
   system: 'Reply with JSON only.',
   user: 'Give the capital of France as {"city": string, "population": integer}.',
 });
+
+/**
+ * A reply with three ```json fences of about `bytes / 3` each and prose between them, the
+ * schema-aligned parsing case (issue 11): the first two hold orders the order schema rejects
+ * (a status it does not list, then an id that is a number), the third the valid order. With
+ * `first: true` the valid order comes first instead. Returns the reply and the order's text.
+ */
+export function threeFenceReply(bytes, { first = false } = {}) {
+  const valid = orderText(Math.floor(bytes / 3) - 60);
+  const o = JSON.parse(valid);
+  const blocks = [JSON.stringify({ ...o, status: 'draft' }), JSON.stringify({ ...o, id: 7 }), valid];
+  if (first) blocks.unshift(blocks.pop());
+  const fence = (b) => '```json\n' + b + '\n```';
+  const reply = `Here is a draft first:\n${fence(blocks[0])}\nThen another try:\n${fence(blocks[1])}\n` +
+    `And the order you asked for:\n${fence(blocks[2])}\nLet me know if anything is missing.`;
+  return { reply, order: valid };
+}

@@ -28,7 +28,7 @@ import { Validator as CfValidator } from '@cfworker/json-schema';
 import { jsonrepair } from 'jsonrepair';
 
 import {
-  ORDER_SCHEMA, CITY_SCHEMA, CITY_REPLY, PROMPT, orderText, brokenOrderText,
+  ORDER_SCHEMA, CITY_SCHEMA, CITY_REPLY, PROMPT, orderText, brokenOrderText, threeFenceReply,
 } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
@@ -194,6 +194,37 @@ for (const [size, text] of [['2k', BROKEN_SMALL], ['50k', BROKEN_LARGE]]) {
   const g = `repair ${kb(text)}`;
   row(`repair.${size}.selfheal`, g, `repairJson`, { run: loop(() => repairJson(text).text) });
   row(`repair.${size}.jsonrepair`, g, `jsonrepair`, { run: loop(() => jsonrepair(text)) });
+}
+
+// Candidate search (issue 11): a 15 KB reply with three fenced blocks, the schema picks one.
+// Choosing should cost no more than one extra parse per candidate: compare with the rows that
+// parse the chosen block alone and all three blocks' text as one value.
+{
+  const last = threeFenceReply(15 * 1024);
+  const first = threeFenceReply(15 * 1024, { first: true });
+  const fixes = ['code-fence', 'surrounding-prose'];
+  for (const { reply, order } of [last, first]) {
+    const r = shSchema.parse(reply);
+    if (!r.ok || !isDeepStrictEqual(r.value, JSON.parse(order)) || !isDeepStrictEqual(r.fixes, fixes)) {
+      throw new Error('bench: the candidate search did not choose the order block');
+    }
+  }
+  const blocks = [...last.reply.matchAll(/```json\n([\s\S]*?)\n```/g)].map((m) => m[1]);
+  const allThree = `[${blocks.join(',')}]`;
+  const g = `candidates ${kb(last.reply)}, 3 fences`;
+  row('candidates.15k.third', g, 'Schema.parse: the third of three fenced blocks passes', {
+    run: loop(() => shSchema.parse(last.reply)),
+  });
+  row('candidates.15k.first', g, 'Schema.parse: the first of three fenced blocks passes', {
+    run: loop(() => shSchema.parse(first.reply)),
+  });
+  row('candidates.ref.chosen', g, 'reference: Schema.parse of the chosen block alone', {
+    run: loop(() => shSchema.parse(last.order)),
+  });
+  const anySchema = new Schema(true);
+  row('candidates.ref.all', g, 'reference: parse of the three blocks as one array (schema true)', {
+    run: loop(() => anySchema.parse(allThree)),
+  });
 }
 
 const ORDER_REPLY = SMALL;
@@ -395,6 +426,12 @@ for (const s of ['0.5k', '15k']) {
 for (const s of ['2k', '50k']) {
   const vs = ratio(`repair.${s}.jsonrepair`, `repair.${s}.selfheal`);
   goal(`repairJson ${s}: ≥ 3× faster than jsonrepair`, vs, vs >= 3, `${vs?.toFixed(2)}× faster`);
+}
+{
+  const third = ns('candidates.15k.third');
+  const chosen = ns('candidates.ref.chosen');
+  goal('candidate search: 3 fences cost ≤ the chosen block + one parse per other block (≤ 3× it)',
+    third, third <= 3 * chosen, `${(third / chosen).toFixed(2)}× the chosen block alone`);
 }
 goal('new RepairLoop + next() ≤ 30 µs (small schema reused)', ns('loop.new+next.city'), ns('loop.new+next.city') <= 30000, fmtTime(ns('loop.new+next.city') ?? NaN));
 goal('new RepairLoop + next() ≤ 30 µs (order schema reused, 0.5 KB reply)', ns('loop.new+next.order'), ns('loop.new+next.order') <= 30000, fmtTime(ns('loop.new+next.order') ?? NaN));

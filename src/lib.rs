@@ -80,7 +80,7 @@ pub use repair_loop::{
 };
 pub use structured::{
     parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,
-    ParseOptions, Parsed, SchemaCache, SchemaError,
+    ParseOptions, Parsed, SchemaCache, SchemaError, SchemaOptions,
 };
 pub use toolkit::{
     apply_summary, estimate_tokens, plan_compaction, AgentBudget, AgentBudgetOptions, Alert,

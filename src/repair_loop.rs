@@ -116,6 +116,10 @@ pub struct LoopConfig {
     pub budget: Budget,
     pub backoff: Backoff,
     pub local_repair: bool,
+    /// SPEC section 9 `coerce` (default false). Left out of snapshots while false, so state
+    /// saved before it existed and state saved now read the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub coerce: bool,
     pub locale: Locale,
     pub max_raw_chars: u32,
     /// A longer reply (in code points) is refused unread: degrade `unrepairable`.
@@ -143,6 +147,7 @@ impl LoopConfig {
             budget: Budget::default_for(Mode::Fix),
             backoff: Backoff::default(),
             local_repair: true,
+            coerce: false,
             locale: Locale::En,
             max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
             max_reply_chars: default_max_reply_chars(),
@@ -796,6 +801,7 @@ impl RepairLoop {
         let options = ParseOptions {
             local_repair: self.config.local_repair,
             stop_reason,
+            coerce: self.config.coerce,
             max_reply_chars: max_reply,
         };
         let parsed = match &self.schema {

@@ -753,7 +753,6 @@ fn parse_agrees_with_every_json_test_suite_verdict() {
     let any = &schemas()[1];
     let strict = ParseOptions {
         local_repair: false,
-        stop_reason: None,
         ..ParseOptions::new()
     };
     let mut failures = Vec::new();

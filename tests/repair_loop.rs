@@ -858,7 +858,6 @@ fn max_prompt_chars_counts_code_points_of_system_plus_user() {
         Some(&compile(CITY_SCHEMA)),
         &selfheal::ParseOptions {
             local_repair: false,
-            stop_reason: None,
             ..selfheal::ParseOptions::new()
         },
     );

@@ -369,11 +369,9 @@ fn finish_is_parse_of_the_whole_text() {
             ParseOptions::new(),
             ParseOptions {
                 local_repair: false,
-                stop_reason: None,
                 ..ParseOptions::new()
             },
             ParseOptions {
-                local_repair: true,
                 stop_reason: Some("max_tokens".into()),
                 ..ParseOptions::new()
             },
@@ -452,7 +450,6 @@ fn without_local_repair_the_first_non_json_byte_is_a_syntax_violation() {
             None,
             &ParseOptions {
                 local_repair: false,
-                stop_reason: None,
                 ..ParseOptions::new()
             }
         )
@@ -1208,7 +1205,6 @@ mod properties {
             ParseOptions::new(),
             ParseOptions {
                 local_repair: false,
-                stop_reason: None,
                 ..ParseOptions::new()
             },
         ] {

@@ -18,7 +18,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use selfheal::{parse, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache};
+use selfheal::{
+    parse, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed, SchemaCache,
+    SchemaOptions,
+};
 use serde_json::{json, Value};
 
 const ORDER_SCHEMA: &str = r#"{
@@ -46,7 +49,6 @@ fn opts() -> ParseOptions {
 
 fn cut_off(stop_reason: &str) -> ParseOptions {
     ParseOptions {
-        local_repair: true,
         stop_reason: Some(stop_reason.into()),
         ..ParseOptions::new()
     }
@@ -55,7 +57,6 @@ fn cut_off(stop_reason: &str) -> ParseOptions {
 fn no_repair() -> ParseOptions {
     ParseOptions {
         local_repair: false,
-        stop_reason: None,
         ..ParseOptions::new()
     }
 }
@@ -435,4 +436,179 @@ fn invalid_schemas_say_where() {
         // A failure is not cached as a success.
         assert!(cache.get_or_compile(text).is_err());
     }
+}
+
+// ---------- formats and resources (SPEC section 9) ----------
+
+#[test]
+fn formats_are_asserted_by_default_and_annotations_with_formats_false() {
+    let schema = json!({"type": "object", "properties": {
+        "email": {"type": "string", "format": "email"},
+        "date": {"type": "string", "format": "date"},
+        "id": {"type": "string", "format": "uuid"},
+        "ip": {"type": "string", "format": "ipv4"},
+        "at": {"type": "string", "format": "date-time"},
+        "home": {"type": "string", "format": "uri"}
+    }});
+    let bad = r#"{"email": "nope", "date": "next Tuesday", "id": "x", "ip": "1.2.3", "at": "soon", "home": "not a uri"}"#;
+    let good = r#"{"email": "a@b.co", "date": "2024-10-18", "id": "00000000-0000-4000-8000-000000000000",
+                   "ip": "10.0.0.1", "at": "2024-10-18T18:35:22Z", "home": "https://example.com/x"}"#;
+    let asserted = CompiledSchema::from_value(schema.clone()).unwrap();
+    let r = failed(parse(bad, Some(&asserted), &opts()));
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(got, vec!["/at", "/date", "/email", "/home", "/id", "/ip"]);
+    accepted(parse(good, Some(&asserted), &opts()));
+    let annotation = CompiledSchema::with_options(
+        schema,
+        SchemaOptions {
+            formats: false,
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap();
+    accepted(parse(bad, Some(&annotation), &opts()));
+}
+
+#[test]
+fn resources_are_registered_for_ref_and_nothing_is_fetched() {
+    let schema = json!({"type": "object", "properties": {
+        "home": {"$ref": "https://example.com/address.json"},
+        "work": {"$ref": "https://example.com/address.json#/$defs/office"}
+    }});
+    // Without the document the schema cannot be built, and says which document is missing.
+    let e = CompiledSchema::from_value(schema.clone()).unwrap_err();
+    assert!(
+        e.to_string().contains("https://example.com/address.json"),
+        "{e}"
+    );
+    let address = json!({"type": "object", "required": ["city"],
+        "properties": {"city": {"type": "string"}},
+        "$defs": {"office": {"type": "object", "required": ["floor"]}}});
+    let compiled = CompiledSchema::with_options(
+        schema,
+        SchemaOptions {
+            resources: vec![("https://example.com/address.json".into(), address)],
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap();
+    accepted(parse(
+        r#"{"home": {"city": "Paris"}, "work": {"floor": 3}}"#,
+        Some(&compiled),
+        &opts(),
+    ));
+    let r = failed(parse(
+        r#"{"home": {}, "work": {}}"#,
+        Some(&compiled),
+        &opts(),
+    ));
+    let mut got = paths(&r);
+    got.sort();
+    assert_eq!(got, vec!["/home", "/work"]);
+    // Bare words follow $ref into a resource too.
+    let bare = CompiledSchema::with_options(
+        json!({"$ref": "https://example.com/city.json"}),
+        SchemaOptions {
+            resources: vec![(
+                "https://example.com/city.json".into(),
+                json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+            )],
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap();
+    let (value, _) = accepted(parse("{city: Paris}", Some(&bare), &opts()));
+    assert_eq!(value, json!({"city": "Paris"}));
+}
+
+#[test]
+fn the_cache_keeps_schemas_with_other_options_apart() {
+    let mut cache = SchemaCache::default();
+    let schema = json!({"type": "string", "format": "email"});
+    let asserted = cache.get_or_compile_value(schema.clone()).unwrap();
+    let again = cache
+        .get_or_compile_with(schema.clone(), SchemaOptions::default())
+        .unwrap();
+    let annotation = cache
+        .get_or_compile_with(
+            schema,
+            SchemaOptions {
+                formats: false,
+                ..SchemaOptions::default()
+            },
+        )
+        .unwrap();
+    assert!(Arc::ptr_eq(&asserted, &again));
+    assert!(!Arc::ptr_eq(&asserted, &annotation));
+    assert!(asserted.validate(&json!("nope")).is_some());
+    assert_eq!(annotation.validate(&json!("nope")), None);
+}
+
+#[test]
+fn formats_across_drafts_and_unknown_formats() {
+    let off = SchemaOptions {
+        formats: false,
+        ..SchemaOptions::default()
+    };
+    // A format this build does not check (custom, or idn-*) is ignored, not a compile error.
+    for schema in [
+        json!({"type": "string", "format": "phone"}),
+        json!({"type": "string", "format": "idn-email"}),
+    ] {
+        let compiled = CompiledSchema::from_value(schema).unwrap();
+        assert_eq!(compiled.validate(&json!("anything")), None);
+    }
+    // Draft 7 asserts formats by its own rules; formats: false makes them annotations there too,
+    // and a property named "format" is still a property.
+    let draft7 = json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": ["format"],
+        "properties": {"format": {"type": "string"}, "at": {"format": "date"}}
+    });
+    let asserted = CompiledSchema::from_value(draft7.clone()).unwrap();
+    assert!(asserted
+        .validate(&json!({"format": "x", "at": "soon"}))
+        .is_some());
+    let annotation = CompiledSchema::with_options(draft7, off.clone()).unwrap();
+    assert_eq!(
+        annotation.validate(&json!({"format": "x", "at": "soon"})),
+        None
+    );
+    assert!(
+        annotation.validate(&json!({"at": "soon"})).is_some(),
+        "required still holds"
+    );
+    // 2019-09 asserts with the default too.
+    let s2019 =
+        json!({"$schema": "https://json-schema.org/draft/2019-09/schema", "format": "email"});
+    assert!(CompiledSchema::from_value(s2019.clone())
+        .unwrap()
+        .validate(&json!("nope"))
+        .is_some());
+    assert_eq!(
+        CompiledSchema::with_options(s2019, off)
+            .unwrap()
+            .validate(&json!("nope")),
+        None
+    );
+    // The user's schema is kept as written (prompts quote it).
+    let schema = json!({"type": "string", "format": "email"});
+    let compiled = CompiledSchema::from_value(schema.clone()).unwrap();
+    assert_eq!(compiled.value(), &schema);
+}
+
+#[test]
+fn a_broken_resource_is_named_in_the_error() {
+    let e = CompiledSchema::with_options(
+        json!({"$ref": "https://example.com/a.json"}),
+        SchemaOptions {
+            resources: vec![("https://example.com/a.json".into(), json!({"type": 5}))],
+            ..SchemaOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("https://example.com/a.json"), "{e}");
+    assert_eq!(e.path, "/type");
 }

@@ -125,6 +125,18 @@ fn time_never_goes_back() {
 }
 
 #[test]
+fn a_refused_resend_changes_nothing() {
+    // A host that mirrors a loop (which asks `can_retry`) must end with the loop's state:
+    // found by the fleet coordinator (examples/fleet).
+    let mut b = budget(0.0, 0.0, 1_000.0);
+    b.record_request(T0);
+    let before = b.clone();
+    assert!(!b.try_retry(T0 + 500.0));
+    assert_eq!(b, before, "a refusal moved the window");
+    assert_eq!(b.latest(), Some(T0));
+}
+
+#[test]
 fn bad_options_name_their_field() {
     for (o, field) in [
         (

@@ -1,13 +1,21 @@
 //! Structured output: strict parsing, local repair and schema validation.
 //!
-//! The order is fixed by SPEC section 4: empty text is its own failure;
+//! The order is fixed by SPEC sections 4 and 9: empty text is its own failure;
 //! strict parsing comes first; local repair runs only when strict parsing
 //! fails and the reply was not cut off (closing the brackets of a truncated
-//! reply would hide lost data); a repaired value must still pass the schema.
+//! reply would hide lost data). Then every JSON value in the reply is a
+//! candidate and the first that passes the schema wins (`align.rs`); a
+//! repaired value must still pass the schema. `coerce` (`coerce.rs`) aligns a
+//! value that fails the schema with it where the intent is plain.
 
+mod align;
+mod coerce;
+pub mod fix;
 pub mod repair;
 pub mod schema;
+mod schema_doc;
 pub mod stream;
+mod subschema;
 pub mod work;
 
 use serde::{Deserialize, Serialize};
@@ -15,8 +23,9 @@ use serde_json::Value;
 
 use crate::text::one_line;
 
-pub use repair::{repair_json, Fix, Repaired};
-pub use schema::{CompiledSchema, SchemaCache, SchemaError};
+pub use fix::Fix;
+pub use repair::{repair_json, Repaired};
+pub use schema::{CompiledSchema, SchemaCache, SchemaError, SchemaOptions};
 
 /// What kind of failure a reply had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -55,7 +64,7 @@ pub struct FailureReport {
 }
 
 impl FailureReport {
-    fn single(kind: FailureKind, message: impl Into<String>) -> FailureReport {
+    pub(crate) fn single(kind: FailureKind, message: impl Into<String>) -> FailureReport {
         FailureReport {
             kinds: vec![kind],
             issues: vec![FailureIssue {
@@ -82,7 +91,7 @@ impl FailureReport {
         self.kinds.contains(&kind)
     }
 
-    fn merge(mut self, other: FailureReport) -> FailureReport {
+    pub(crate) fn merge(mut self, other: FailureReport) -> FailureReport {
         for k in other.kinds {
             if !self.kinds.contains(&k) {
                 self.kinds.push(k);
@@ -168,6 +177,9 @@ pub struct ParseOptions {
     pub local_repair: bool,
     /// The provider's stop reason, if the host has it.
     pub stop_reason: Option<String>,
+    /// Align a value that fails the schema with it where the intent is plain (SPEC section 9,
+    /// default false; `coerce.rs` lists the coercions).
+    pub coerce: bool,
     /// A longer reply (in code points) is refused unread (SPEC default: 4,000,000).
     pub max_reply_chars: usize,
 }
@@ -183,6 +195,7 @@ impl ParseOptions {
         ParseOptions {
             local_repair: true,
             stop_reason: None,
+            coerce: false,
             max_reply_chars: DEFAULT_MAX_REPLY_CHARS,
         }
     }
@@ -292,12 +305,16 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
     let truncated = is_cut_off(stop);
     let syntax_error = match serde_json::from_str::<Value>(raw) {
         Ok(value) => {
-            return match schema.and_then(|s| s.validate(&value)) {
-                None => Parsed::ok(value, Vec::new(), raw.to_string()),
-                Some(report) if truncated => {
+            return match (schema, schema.and_then(|s| s.validate(&value))) {
+                (_, None) => Parsed::ok(value, Vec::new(), raw.to_string()),
+                (_, Some(report)) if truncated => {
                     Parsed::err(truncated_report(stop, None).merge(report))
                 }
-                Some(report) => Parsed::err(report),
+                // Coercion, or a JSON string holding the object the schema wants.
+                (Some(schema), Some(report)) => {
+                    align::strict_failed(value, raw, schema, options.coerce, report)
+                }
+                (None, Some(report)) => Parsed::err(report),
             };
         }
         Err(e) => e,
@@ -309,16 +326,8 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
     if !options.local_repair {
         return Parsed::err(syntax);
     }
-    let Some(repaired) = repair_json(raw) else {
-        return Parsed::err(syntax);
-    };
-    match serde_json::from_str::<Value>(&repaired.text) {
-        Ok(value) => match schema.and_then(|s| s.validate(&value)) {
-            None => Parsed::ok(value, repaired.fixes, repaired.text),
-            Some(report) => Parsed::err(syntax.merge(report)),
-        },
-        Err(_) => Parsed::err(syntax),
-    }
+    // Every candidate value in the reply, the first that passes the schema (align.rs).
+    align::choose(raw, schema, options.coerce, syntax)
 }
 
 /// The report of a reply whose stop reason says it is not all there (without a schema too).
@@ -348,6 +357,6 @@ fn truncated_report(stop: Option<&str>, syntax_error: Option<&serde_json::Error>
     FailureReport::single(FailureKind::Truncated, message)
 }
 
-fn syntax_message(e: &serde_json::Error) -> String {
+pub(crate) fn syntax_message(e: &serde_json::Error) -> String {
     format!("invalid JSON: {e}")
 }

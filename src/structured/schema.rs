@@ -16,6 +16,44 @@ use super::{
 };
 use crate::text::one_line;
 
+/// How a schema is compiled: `new Schema(schema, { formats, resources })` (SPEC section 9).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchemaOptions {
+    /// Assert `format` (email, date, date-time, uuid, uri, ipv4…), as SPEC section 9 asks; with
+    /// `false` it is an annotation only, as the 2020-12 default has it. Default `true`.
+    pub formats: bool,
+    /// Documents `$ref` may name, by URI. Nothing is ever fetched: a `$ref` to a document that
+    /// is not here fails the compile, saying which. A document without `$schema` is read in
+    /// the draft of the schema that refers to it (it is embedded in it: `schema_doc.rs`).
+    pub resources: Vec<(String, Value)>,
+}
+
+impl Default for SchemaOptions {
+    fn default() -> Self {
+        SchemaOptions {
+            formats: true,
+            resources: Vec::new(),
+        }
+    }
+}
+
+impl SchemaOptions {
+    /// What the cache key adds for these options (nothing for the defaults).
+    fn key_suffix(&self) -> String {
+        if *self == SchemaOptions::default() {
+            return String::new();
+        }
+        let mut out = format!("\u{0}formats={}", self.formats);
+        for (uri, doc) in &self.resources {
+            out.push('\u{0}');
+            out.push_str(uri);
+            out.push('\u{0}');
+            out.push_str(&sorted_compact(doc));
+        }
+        out
+    }
+}
+
 /// A schema that compiled, with the forms of it the prompts need.
 #[derive(Debug)]
 pub struct CompiledSchema {
@@ -23,6 +61,8 @@ pub struct CompiledSchema {
     /// Canonical compact text (sorted keys): the cache key and the form kept in `toJSON`.
     canonical: String,
     validator: jsonschema::Validator,
+    /// The documents registered for `$ref` (read again by bare-word and coercion checks).
+    resources: Vec<(String, Value)>,
     /// How many subschemas are evaluated for one value at most (see `work`).
     evaluations_per_value: usize,
     /// How many errors one value of an instance can produce at most (see `work`).
@@ -30,6 +70,38 @@ pub struct CompiledSchema {
     /// Whether `validate` (the first error) builds no nested error lists (`anyOf`, `oneOf`,
     /// `not`, `if`, `contains` and the like collect every error of their branches).
     first_error_is_cheap: bool,
+}
+
+/// The one call into jsonschema: `validator_for`, which is not generic, so jsonschema's
+/// compiler exists once in the wasm (calling the generic `jsonschema::options()…build()` from
+/// here instantiated it a second time: +880 KB raw, +290 KB gzip). Options travel inside the
+/// document (`schema_doc.rs`).
+fn compile(value: &Value, options: &SchemaOptions) -> Result<jsonschema::Validator, SchemaError> {
+    let rewritten = super::schema_doc::document(value, options);
+    let document = rewritten.as_ref().unwrap_or(value);
+    jsonschema::validator_for(document).map_err(|e| {
+        let path = e.instance_path().as_str().to_string();
+        let message = e.to_string();
+        // A problem inside an embedded resource names the resource, not where it was put.
+        match resource_at(&path, options) {
+            Some((uri, rest)) => SchemaError {
+                path: rest,
+                message: format!("resource {uri:?}: {message}"),
+            },
+            None => SchemaError { path, message },
+        }
+    })
+}
+
+/// The resource an error path points into, and the path inside it.
+fn resource_at<'o>(path: &str, options: &'o SchemaOptions) -> Option<(&'o str, String)> {
+    let key = super::schema_doc::RESOURCE_KEY;
+    let at = path.find(key)?;
+    let rest = path.get(at + key.len()..)?;
+    let digits = rest.find('/').unwrap_or(rest.len());
+    let index: usize = rest.get(..digits)?.parse().ok()?;
+    let (uri, _) = options.resources.get(index)?;
+    Some((uri.as_str(), rest.get(digits..).unwrap_or("").to_string()))
 }
 
 /// The schema itself was not valid JSON or not a valid JSON Schema.
@@ -63,16 +135,21 @@ impl CompiledSchema {
     }
 
     pub fn from_value(value: Value) -> Result<CompiledSchema, SchemaError> {
+        CompiledSchema::with_options(value, SchemaOptions::default())
+    }
+
+    /// Compile with formats asserted or not, and documents registered for `$ref`.
+    pub fn with_options(
+        value: Value,
+        options: SchemaOptions,
+    ) -> Result<CompiledSchema, SchemaError> {
         if !(value.is_object() || value.is_boolean()) {
             return Err(SchemaError {
                 path: String::new(),
                 message: "a schema must be a JSON object or a boolean".into(),
             });
         }
-        let validator = jsonschema::validator_for(&value).map_err(|e| SchemaError {
-            path: e.instance_path().as_str().to_string(),
-            message: e.to_string(),
-        })?;
+        let validator = compile(&value, &options)?;
         // Refuse a schema whose validation of one value explodes (issue 10): jsonschema
         // cannot be stopped once it runs.
         let work = super::work::analyse(&value)?;
@@ -81,6 +158,7 @@ impl CompiledSchema {
             value,
             canonical,
             validator,
+            resources: options.resources,
             evaluations_per_value: usize::try_from(work.evaluations_per_value)
                 .unwrap_or(usize::MAX),
             errors_per_value: usize::try_from(work.errors_per_value).unwrap_or(usize::MAX),
@@ -92,8 +170,22 @@ impl CompiledSchema {
         &self.value
     }
 
+    /// The schema document and its resources, for reading subschemas by path.
+    pub(crate) fn doc(&self) -> super::subschema::Doc<'_> {
+        super::subschema::Doc {
+            root: &self.value,
+            resources: &self.resources,
+        }
+    }
+
     pub fn canonical_text(&self) -> &str {
         &self.canonical
+    }
+
+    /// Whether `instance` passes, without listing why not (the cheap check candidates use);
+    /// an instance too large for the schema's work limit does not pass.
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.too_much_work(instance).is_none() && self.validator.is_valid(instance)
     }
 
     /// The most subschemas the schema applies to one value (see [`super::work`]), at most
@@ -416,12 +508,21 @@ impl SchemaCache {
         &mut self,
         value: Value,
     ) -> Result<Arc<CompiledSchema>, SchemaError> {
-        let canonical = sorted_compact(&value);
-        if let Some(hit) = self.by_text.get(&canonical) {
+        self.get_or_compile_with(value, SchemaOptions::default())
+    }
+
+    /// Same, with compile options; schemas with other options are other entries.
+    pub fn get_or_compile_with(
+        &mut self,
+        value: Value,
+        options: SchemaOptions,
+    ) -> Result<Arc<CompiledSchema>, SchemaError> {
+        let key = sorted_compact(&value) + &options.key_suffix();
+        if let Some(hit) = self.by_text.get(&key) {
             return Ok(hit.clone());
         }
-        let compiled = Arc::new(CompiledSchema::from_value(value)?);
-        self.insert(canonical, compiled.clone());
+        let compiled = Arc::new(CompiledSchema::with_options(value, options)?);
+        self.insert(key, compiled.clone());
         Ok(compiled)
     }
 

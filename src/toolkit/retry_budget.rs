@@ -201,15 +201,15 @@ impl RetryBudget {
         self.update(now, |b| b.requests = (b.requests + 1).min(MAX_COUNT));
     }
 
-    /// A resend is wanted at `now`: true, and counted, when the budget allows it.
+    /// A resend is wanted at `now`: true, and counted, when the budget allows it. A refusal
+    /// changes nothing (not even the latest time), so a host that mirrors a loop's decision
+    /// (`can_retry`, which the loop asks) ends with the same state as the loop.
     pub fn try_retry(&mut self, now: f64) -> bool {
-        let granted = self.can_retry(now);
-        self.update(now, |b| {
-            if granted {
-                b.retries = (b.retries + 1).min(MAX_COUNT);
-            }
-        });
-        granted
+        if !self.can_retry(now) {
+            return false;
+        }
+        self.update(now, |b| b.retries = (b.retries + 1).min(MAX_COUNT));
+        true
     }
 
     // ---- the window ----

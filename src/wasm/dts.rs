@@ -57,11 +57,17 @@ export type FailureKind = "empty" | "json-syntax" | "schema" | "truncated";
 /** `path` is a JSON Pointer; "" is the root. */
 export interface FailureIssue { kind: FailureKind; path: string; message: string }
 export interface FailureReport { kinds: FailureKind[]; issues: FailureIssue[] }
-/** Names of the local repairs, in the order first applied. */
+/** Names of the local repairs and coercions, in the order first applied. */
 export type Fix =
   | "code-fence" | "surrounding-prose" | "trailing-comma" | "single-quotes" | "smart-quotes"
   | "unquoted-key" | "comment" | "python-literal" | "missing-comma" | "control-character"
-  | "invalid-escape" | "unclosed-string" | "unclosed-bracket";
+  | "invalid-escape" | "unclosed-string" | "unclosed-bracket" | "missing-colon"
+  | "missing-value" | "unescaped-quote" | "ellipsis" | "string-concatenation"
+  | "function-wrapper" | "undefined-literal" | "special-whitespace" | "backtick-quotes"
+  | "leading-zeros" | "number-format" | "invalid-number" | "regex-literal"
+  | "newline-delimited" | "mismatched-bracket" | "redundant-bracket" | "escaped-json"
+  | "string-encoded-json" | "unquoted-string" | "coerce-number" | "coerce-boolean"
+  | "coerce-enum" | "coerce-array" | "coerce-object" | "coerce-null";
 export type Parsed =
   | { ok: true; value: unknown; fixes: Fix[] }
   | { ok: false; report: FailureReport };
@@ -70,6 +76,14 @@ export interface ParseOptions {
   stopReason?: string;
   /** default 4000000: a longer reply (in code points) is a `truncated` failure, not read */
   maxReplyChars?: number;
+  /** default false: align a value that fails the schema with it where the intent is plain. */
+  coerce?: boolean;
+}
+export interface SchemaOptions {
+  /** default true: `format` is asserted; false makes it an annotation only. */
+  formats?: boolean;
+  /** Documents `$ref` may name, by URI. Nothing is ever fetched. */
+  resources?: Record<string, object | boolean>;
 }
 /** Returns null when the text holds nothing JSON-like or cannot be repaired. */
 export function repairJson(text: string): { text: string; fixes: Fix[] } | null;
@@ -77,7 +91,7 @@ export class Schema {
   free(): void;
   [Symbol.dispose](): void;
   /** Throws TypeError on an invalid schema, saying where. Compiled schemas are cached by text. */
-  constructor(schema: object | boolean | string);
+  constructor(schema: object | boolean | string, options?: SchemaOptions);
   /** The schema's canonical JSON text. */
   readonly text: string;
   /** Internal: how RepairLoop, parseStructured and buildRepairPrompt find a compiled schema. */
@@ -138,6 +152,8 @@ export interface LoopOptions {
   backoff?: Partial<Backoff>;
   /** default true */
   localRepair?: boolean;
+  /** default false: coerce replies to the schema where the intent is plain (SPEC 9). */
+  coerce?: boolean;
   /** default "en": language of built prompts */
   locale?: Locale;
   /** default 2000: broken output quoted in a fix prompt, in code points */

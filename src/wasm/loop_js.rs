@@ -376,6 +376,9 @@ fn loop_options(
     if let Some(b) = read::opt_bool(o, "localRepair", "options")? {
         c.local_repair = b;
     }
+    if let Some(b) = read::opt_bool(o, "coerce", "options")? {
+        c.coerce = b;
+    }
     if let Some(l) = read::opt_string(o, "locale", "options")? {
         c.locale = locale_value(&l, "options.locale")?;
     }

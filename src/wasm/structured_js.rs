@@ -11,6 +11,7 @@ use super::{to_js_json, to_js_plain};
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
     self, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions, SchemaCache,
+    SchemaOptions,
 };
 
 thread_local! {
@@ -147,10 +148,102 @@ fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
         o.local_repair = b;
     }
     o.stop_reason = read::opt_string(v, "stopReason", parent)?;
+    if let Some(b) = read::opt_bool(v, "coerce", parent)? {
+        o.coerce = b;
+    }
     if let Some(n) = read::opt_count(v, "maxReplyChars", parent)? {
         o.max_reply_chars = n as usize;
     }
     Ok(o)
+}
+
+/// `new Schema(schema, { formats, resources })`: `None` for the defaults, so the schema is
+/// found and cached by its text as before. `resources` is read with one `JSON.stringify` (no
+/// key enumeration on a user object, which a Proxy could make throw).
+fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
+    if read::is_nullish(v) {
+        return Ok(None);
+    }
+    if !read::is_object(v) {
+        return type_err(
+            "options",
+            format!("must be an object, got {}", read::type_name(v)),
+        );
+    }
+    let formats = read::opt_bool(v, "formats", "options")?;
+    let field = read::field(v, "resources", "options.resources")?;
+    let mut resources = Vec::new();
+    if !read::is_nullish(&field) {
+        if !read::is_object(&field) || read::is_array(&field) {
+            return type_err(
+                "options.resources",
+                format!(
+                    "must be an object of schema documents by URI, got {}",
+                    read::type_name(&field)
+                ),
+            );
+        }
+        let text = read::json_text(&field, "options.resources")?;
+        let docs: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)
+            .or_else(|e| type_err("options.resources", format!("could not be read: {e}")))?;
+        for (uri, doc) in docs {
+            if !(doc.is_object() || doc.is_boolean()) {
+                return type_err(
+                    &format!("options.resources[{uri:?}]"),
+                    "must be a JSON Schema (object or boolean)",
+                );
+            }
+            resources.push((uri, doc));
+        }
+    }
+    if formats.unwrap_or(true) && resources.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(SchemaOptions {
+        formats: formats.unwrap_or(true),
+        resources,
+    }))
+}
+
+/// A schema given as an object, a boolean, JSON text or a `Schema`, as a JSON value.
+fn schema_value(v: &JsValue, field: &str) -> Read<serde_json::Value> {
+    let text = if let Some(s) = v.as_string() {
+        s
+    } else if let Some(b) = v.as_bool() {
+        b.to_string()
+    } else if read::is_object(v) {
+        match schema_instance_text(v, field)? {
+            Some(text) => text,
+            None => read::json_text(v, field)?,
+        }
+    } else {
+        return type_err(
+            field,
+            format!(
+                "must be a JSON Schema (object, boolean or JSON text), got {}",
+                read::type_name(v)
+            ),
+        );
+    };
+    serde_json::from_str(&text).or_else(|e| {
+        type_err(
+            field,
+            format!("is not a valid JSON Schema: invalid schema: not valid JSON: {e}"),
+        )
+    })
+}
+
+/// Compile with non-default options (cached apart from the same schema with the defaults).
+fn compile_with(
+    value: serde_json::Value,
+    options: SchemaOptions,
+    field: &str,
+) -> Read<Arc<CompiledSchema>> {
+    let compiled = match with_cache(|c| c.get_or_compile_with(value.clone(), options.clone())) {
+        Some(result) => result,
+        None => CompiledSchema::with_options(value, options).map(Arc::new),
+    };
+    compiled.or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
 }
 
 /// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
@@ -192,11 +285,22 @@ impl Drop for JsSchema {
     }
 }
 
+impl JsSchema {
+    /// `new Schema(schema)` with the default options (what Rust-side tests call).
+    pub fn new(schema: JsValue) -> Result<JsSchema, JsValue> {
+        JsSchema::construct(schema, JsValue::UNDEFINED)
+    }
+}
+
 #[wasm_bindgen(js_class = Schema)]
 impl JsSchema {
+    /// `new Schema(schema, { formats, resources })`.
     #[wasm_bindgen(constructor)]
-    pub fn new(schema: JsValue) -> Result<JsSchema, JsValue> {
-        let compiled = schema_arg(&schema, "schema")?;
+    pub fn construct(schema: JsValue, options: JsValue) -> Result<JsSchema, JsValue> {
+        let compiled = match schema_options(&options)? {
+            None => schema_arg(&schema, "schema")?,
+            Some(options) => compile_with(schema_value(&schema, "schema")?, options, "schema")?,
+        };
         let id = registry::add(&SCHEMAS, compiled.clone());
         Ok(JsSchema { compiled, id })
     }

@@ -150,9 +150,16 @@ test('buildRepairPrompt: schema, issues, quoting, truncation by code points, loc
 
 test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () => {
   const big = 'x'.repeat(10 * 1024 * 1024);
-  const r1 = parseStructured({ type: 'string' }, big);
+  const r1 = parseStructured({ type: 'number' }, big);
   assert.equal(r1.ok, false);
   assert.ok(r1.report.kinds.length > 0);
+  // SPEC 9 (issue 11): where the schema's root expects a string, a reply that is one bare word
+  // is that string (under maxReplyChars: a 10 MB reply is refused unread).
+  const word = 'x'.repeat(1024 * 1024);
+  const r1s = parseStructured({ type: 'string' }, word);
+  assert.equal(r1s.ok, true);
+  assert.equal(r1s.value.length, word.length);
+  assert.deepEqual(r1s.fixes, ['unquoted-string']);
   const bigJson = JSON.stringify('y'.repeat(10 * 1024 * 1024));
   // Above maxReplyChars (4,000,000 by default) a reply is refused unread (SPEC 4, v0.2)...
   const refused = parseStructured({ type: 'string' }, bigJson);

@@ -1,0 +1,223 @@
+//! Schema-guided choice among the candidates of a reply (SPEC section 9).
+//!
+//! The rule, in the README's words: every JSON value in the text is a candidate (each fenced
+//! block, each value in prose, newline-delimited values and their array); strict candidates
+//! (nothing repaired inside the value) come first, then repaired ones, each group in text
+//! order; the first that passes the schema wins (after coercion, with `coerce: true`). If none
+//! passes, the failure reports the schema issues of the first candidate that parsed. A
+//! candidate holding a bare word quoted as a string counts only when the schema expects a
+//! string at that place. With no schema the first candidate wins.
+//!
+//! Each candidate costs one strict parse into a tree (the scanner's pass for a repaired one
+//! comes on top) and one validation; nothing is parsed twice.
+
+use serde_json::Value;
+
+use super::coerce::coerce;
+use super::fix::{Fix, FixList};
+use super::repair::{each_candidate, Candidate, PathSeg, Verdict};
+use super::subschema::Views;
+use super::{CompiledSchema, FailureReport, Parsed};
+
+/// The first candidate of `raw` (which is not strict JSON as a whole) that passes `schema`.
+/// `syntax` is the strict parse's failure, reported with the schema issues of the first
+/// candidate that parsed when none passes.
+pub(crate) fn choose(
+    raw: &str,
+    schema: Option<&CompiledSchema>,
+    coerce: bool,
+    syntax: FailureReport,
+) -> Parsed {
+    let mut found = None;
+    let mut first_strict = None;
+    let mut repaired: Vec<(Candidate, Value)> = Vec::new();
+    let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
+        let Ok(value) = serde_json::from_str::<Value>(&candidate.text) else {
+            return Verdict::NotJson;
+        };
+        if !bare_words_fit(schema, &candidate.bare_words) {
+            return Verdict::Next;
+        }
+        if !candidate.strict {
+            repaired.push((candidate, value));
+            return Verdict::Next;
+        }
+        let report_wanted = first_strict.is_none();
+        match accept(
+            value,
+            candidate.text,
+            &candidate.fixes,
+            schema,
+            coerce,
+            report_wanted,
+        ) {
+            Ok(parsed) => {
+                found = Some(parsed);
+                Verdict::Stop
+            }
+            Err(report) => {
+                if let Some(report) = report {
+                    first_strict.get_or_insert(report);
+                }
+                Verdict::Next
+            }
+        }
+    });
+    if search.is_err() {
+        return Parsed::err(syntax);
+    }
+    if let Some(parsed) = found {
+        return parsed;
+    }
+    let mut first_repaired = None;
+    for (candidate, value) in repaired {
+        let report_wanted = first_strict.is_none() && first_repaired.is_none();
+        match accept(
+            value,
+            candidate.text,
+            &candidate.fixes,
+            schema,
+            coerce,
+            report_wanted,
+        ) {
+            Ok(parsed) => return parsed,
+            Err(report) => {
+                if let Some(report) = report {
+                    first_repaired.get_or_insert(report);
+                }
+            }
+        }
+    }
+    if let Some(parsed) = schema
+        .filter(|_| coerce)
+        .and_then(|schema| whole_reply_as_scalar(raw, schema))
+    {
+        return parsed;
+    }
+    match first_strict.or(first_repaired) {
+        Some(report) => Parsed::err(syntax.merge(report)),
+        None => Parsed::err(syntax),
+    }
+}
+
+/// A reply that is strict JSON but fails the schema: with `coerce`, the value aligned with
+/// the schema; a JSON string holding an object or array, that value (`"{\"a\": 1}"`).
+pub(crate) fn strict_failed(
+    value: Value,
+    text: &str,
+    schema: &CompiledSchema,
+    coerce: bool,
+    report: FailureReport,
+) -> Parsed {
+    let inner = match &value {
+        Value::String(s) if s.trim_start().starts_with(['{', '[']) => Some(s.clone()),
+        _ => None,
+    };
+    if let Ok(parsed) = accept(
+        value,
+        text.to_owned(),
+        &FixList::default(),
+        Some(schema),
+        coerce,
+        false,
+    ) {
+        return parsed;
+    }
+    if let Some(inner) = inner {
+        let mut base = FixList::default();
+        base.add(Fix::StringEncodedJson);
+        let parsed = match serde_json::from_str::<Value>(&inner) {
+            Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce, false).ok(),
+            Err(e) => {
+                let syntax = FailureReport::single(
+                    super::FailureKind::JsonSyntax,
+                    super::syntax_message(&e),
+                );
+                Some(choose(&inner, Some(schema), coerce, syntax))
+                    .filter(Parsed::is_ok)
+                    .map(|p| prefix_fix(p, Fix::StringEncodedJson))
+            }
+        };
+        if let Some(parsed) = parsed {
+            return parsed;
+        }
+    }
+    Parsed::err(report)
+}
+
+/// With `coerce`, where the schema wants a number or a boolean at the root: the whole reply
+/// as that text (`12,111` -> 12111, which read as JSON is the list `12, 111`).
+fn whole_reply_as_scalar(raw: &str, schema: &CompiledSchema) -> Option<Parsed> {
+    let types = Views::root(schema.doc()).types();
+    if !types
+        .iter()
+        .any(|t| matches!(*t, "number" | "integer" | "boolean"))
+    {
+        return None;
+    }
+    let text = raw.trim();
+    let value = Value::String(text.to_string());
+    let (aligned, fixes) = coerce(&value, schema)?;
+    if !schema.is_valid(&aligned) {
+        return None;
+    }
+    let text = serde_json::to_string(&aligned).ok()?;
+    Some(Parsed::ok(aligned, fixes.into_vec(), text))
+}
+
+fn prefix_fix(parsed: Parsed, fix: Fix) -> Parsed {
+    match parsed {
+        Parsed::Ok {
+            value, fixes, text, ..
+        } => {
+            let mut list = FixList::default();
+            list.add(fix);
+            list.extend(fixes);
+            Parsed::ok(value, list.into_vec(), text)
+        }
+        err => err,
+    }
+}
+
+/// The candidate as the answer when it passes the schema (after coercion, if asked); else,
+/// when `report` asks for it, the issues of the value as it was (listing them costs more than
+/// the yes/no, and only the first failing candidate's are reported).
+fn accept(
+    value: Value,
+    text: String,
+    fixes: &FixList,
+    schema: Option<&CompiledSchema>,
+    coerce_on: bool,
+    report: bool,
+) -> Result<Parsed, Option<FailureReport>> {
+    let Some(schema) = schema else {
+        return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
+    };
+    if schema.is_valid(&value) {
+        return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
+    }
+    if coerce_on {
+        if let Some((aligned, more)) = coerce(&value, schema) {
+            if schema.is_valid(&aligned) {
+                let mut all = fixes.clone();
+                all.extend(more.iter());
+                let text = serde_json::to_string(&aligned).unwrap_or(text);
+                return Ok(Parsed::ok(aligned, all.into_vec(), text));
+            }
+        }
+    }
+    Err(report.then(|| schema.validate(&value)).flatten())
+}
+
+/// Whether the schema expects a string at every place a bare word was quoted.
+fn bare_words_fit(schema: Option<&CompiledSchema>, paths: &[Vec<PathSeg>]) -> bool {
+    if paths.is_empty() {
+        return true;
+    }
+    let Some(schema) = schema else {
+        return false;
+    };
+    paths
+        .iter()
+        .all(|path| Views::at(schema.doc(), path).accepts_string())
+}

@@ -1,0 +1,338 @@
+//! Opt-in coercion (`coerce: true`, SPEC section 9): a parsed value aligned with its schema
+//! where the intent is plain, each kind named in `fixes`. It only ever runs on a value that
+//! failed the schema, and only touches a place whose value does not fit what the schema says
+//! there. No coercion loses information:
+//!
+//! * number text where a number is expected: `"42"`, `"-1.5e3"`, `"12,111"` (thousands
+//!   separators in groups of three; `"3,14"` is refused: a European decimal or a list?), and
+//!   fractions whose decimal is exact (`"1/4"` -> 0.25; `"1/3"` is refused). Where an integer
+//!   is expected the number must be whole. Units, currency and percent signs are refused:
+//!   dropping them would change the meaning. At most 15 significant digits unless whole, so
+//!   the double read is the number written;
+//! * `"true"`/`"false"` in any case where a boolean is expected;
+//! * a string that is an `enum`/`const` value in another case (`"one"` -> `"ONE"`), or one
+//!   followed by trailing text (`"ONE: the first"` -> `"ONE"`) when no other allowed value is
+//!   named in that text;
+//! * a JSON object or array written as a string where one is expected;
+//! * a single value wrapped in the array expected there (then aligned as its item);
+//! * a value wrapped in the object expected there when that object declares exactly one
+//!   property;
+//! * `null` for a required property that is absent and whose schema allows `null` (the
+//!   optional-as-nullable fields of OpenAI strict mode, Pydantic `Optional[...]`, Zod
+//!   `.nullable()`).
+//!
+//! The shapes are those BAML's schema-aligned parser documents (`engine/baml-lib/jsonish`),
+//! kept to the lossless ones.
+
+use serde_json::{Map, Value};
+
+use super::fix::{Fix, FixList};
+use super::repair::PathSeg;
+use super::schema::CompiledSchema;
+use super::subschema::Views;
+
+/// How deep coercion follows a value (serde_json's own parse limit).
+const MAX_DEPTH: usize = 128;
+
+/// The value aligned with `schema`, and the coercions made; `None` when nothing changed.
+pub(crate) fn coerce(value: &Value, schema: &CompiledSchema) -> Option<(Value, FixList)> {
+    let mut fixes = FixList::default();
+    let views = Views::root(schema.doc());
+    let out = align(value.clone(), &views, &mut fixes, 0);
+    let changed = fixes.iter().next().is_some();
+    changed.then_some((out, fixes))
+}
+
+fn align(value: Value, views: &Views<'_>, fixes: &mut FixList, depth: usize) -> Value {
+    if depth > MAX_DEPTH {
+        return value;
+    }
+    let value = match (&value, views.allowed_values()) {
+        (Value::String(text), Some(allowed)) if !allowed.contains(&&value) => {
+            match match_enum(text, &allowed) {
+                Some(found) => {
+                    fixes.add(Fix::CoerceEnum);
+                    Value::String(found)
+                }
+                None => value,
+            }
+        }
+        _ => value,
+    };
+    let types = views.types();
+    let value = if types.is_empty() || types.iter().any(|t| is_type(t, &value)) {
+        value
+    } else {
+        convert(value, &types, views, fixes)
+    };
+    match value {
+        Value::Object(members) => {
+            let mut out = Map::new();
+            for (key, v) in members {
+                let child = views.child(&PathSeg::Key(key.clone()));
+                let v = align(v, &child, fixes, depth + 1);
+                out.insert(key, v);
+            }
+            for name in views.required() {
+                if !out.contains_key(name)
+                    && views.child(&PathSeg::Key(name.to_string())).accepts_null()
+                {
+                    out.insert(name.to_string(), Value::Null);
+                    fixes.add(Fix::CoerceNull);
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| align(v, &views.child(&PathSeg::Index(i)), fixes, depth + 1))
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
+/// A value whose JSON type the schema does not allow here, turned into one it does.
+fn convert(value: Value, types: &[&str], views: &Views<'_>, fixes: &mut FixList) -> Value {
+    if let Value::String(text) = &value {
+        let wants = |t: &str| types.contains(&t);
+        if wants("integer") || wants("number") {
+            if let Some(n) = number_from_text(text, !wants("number")) {
+                fixes.add(Fix::CoerceNumber);
+                return n;
+            }
+        }
+        if wants("boolean") {
+            let t = text.trim();
+            for (word, b) in [("true", true), ("false", false)] {
+                if t.eq_ignore_ascii_case(word) {
+                    fixes.add(Fix::CoerceBoolean);
+                    return Value::Bool(b);
+                }
+            }
+        }
+        if wants("object") || wants("array") {
+            if let Ok(inner) = serde_json::from_str::<Value>(text.trim()) {
+                if (inner.is_object() && wants("object")) || (inner.is_array() && wants("array")) {
+                    fixes.add(Fix::StringEncodedJson);
+                    return inner;
+                }
+            }
+        }
+    }
+    if types.contains(&"array") && !value.is_array() {
+        fixes.add(Fix::CoerceArray);
+        return Value::Array(vec![value]);
+    }
+    if types.contains(&"object") && !value.is_object() {
+        if let [only] = views.property_names().as_slice() {
+            fixes.add(Fix::CoerceObject);
+            let mut one = Map::new();
+            one.insert((*only).to_string(), value);
+            return Value::Object(one);
+        }
+    }
+    value
+}
+
+/// Whether `value` is of the JSON Schema type `name`.
+fn is_type(name: &str, value: &Value) -> bool {
+    match name {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "number" => value.is_number(),
+        "integer" => {
+            value.is_i64()
+                || value.is_u64()
+                || value
+                    .as_f64()
+                    .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+        }
+        _ => false,
+    }
+}
+
+/// The enum value `text` names: the only one equal to it ignoring case, else the only one it
+/// starts with (ignoring case) before a non-alphanumeric character, when no other allowed value
+/// appears as a word in the rest of the text.
+fn match_enum(text: &str, allowed: &[&Value]) -> Option<String> {
+    let names: Vec<&str> = allowed.iter().filter_map(|v| v.as_str()).collect();
+    let t = text.trim();
+    let same_case: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.eq_ignore_ascii_case(t))
+        .collect();
+    if let [one] = same_case.as_slice() {
+        return Some((*one).to_string());
+    }
+    if !same_case.is_empty() {
+        return None;
+    }
+    let lower = t.to_lowercase();
+    let mut best: Option<&str> = None;
+    for name in &names {
+        let n = name.to_lowercase();
+        if n.is_empty() || !lower.starts_with(&n) {
+            continue;
+        }
+        let boundary = lower
+            .get(n.len()..)
+            .and_then(|rest| rest.chars().next())
+            .is_none_or(|c| !c.is_alphanumeric());
+        if boundary && best.is_none_or(|b| name.len() > b.len()) {
+            best = Some(name);
+        }
+    }
+    let found = best?;
+    let rest = lower.get(found.len()..).unwrap_or("");
+    let other_named = names
+        .iter()
+        .filter(|n| **n != found)
+        .any(|n| contains_word(rest, &n.to_lowercase()));
+    (!other_named).then(|| found.to_string())
+}
+
+/// Whether `word` occurs in `text` between non-alphanumeric characters.
+fn contains_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    text.match_indices(word).any(|(at, _)| {
+        let before = text.get(..at).and_then(|b| b.chars().next_back());
+        let after = text.get(at + word.len()..).and_then(|a| a.chars().next());
+        before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
+    })
+}
+
+/// The number `text` writes, if it writes one exactly (see the module doc).
+pub(crate) fn number_from_text(text: &str, whole_only: bool) -> Option<Value> {
+    let t = text.trim();
+    let (sign, body) = match t.as_bytes().first() {
+        Some(b'-') => ("-", t.get(1..)?),
+        Some(b'+') => ("", t.get(1..)?),
+        _ => ("", t),
+    };
+    if let Some((num, den)) = body.split_once('/') {
+        return fraction(sign, num.trim(), den.trim(), whole_only);
+    }
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(at) => (body.get(..at)?, Some(body.get(at + 1..)?)),
+        None => (body, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = grouped_digits(int)?;
+    if !frac.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let mut normal = format!("{sign}{}", digits.trim_start_matches('0'));
+    if normal.len() == sign.len() {
+        normal.push('0');
+    }
+    let frac = frac.trim_end_matches('0');
+    if !frac.is_empty() {
+        if whole_only {
+            return None;
+        }
+        normal.push('.');
+        normal.push_str(frac);
+    }
+    if let Some(exp) = exponent {
+        let e = exp.strip_prefix(['+', '-']).unwrap_or(exp);
+        if e.is_empty() || !e.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        normal.push('e');
+        normal.push_str(exp);
+    }
+    exact_number(&normal, whole_only)
+}
+
+/// `1,234,567` -> `1234567`; plain digits as they are; anything else `None`.
+fn grouped_digits(int: &str) -> Option<String> {
+    if int.is_empty() || !int.bytes().all(|c| c.is_ascii_digit() || c == b',') {
+        return None;
+    }
+    let groups: Vec<&str> = int.split(',').collect();
+    let ok = match groups.as_slice() {
+        [_] => true,
+        [first, rest @ ..] => (1..=3).contains(&first.len()) && rest.iter().all(|g| g.len() == 3),
+        [] => false,
+    };
+    ok.then(|| groups.concat())
+}
+
+/// `num/den` as an exact decimal, when its decimal expansion ends.
+fn fraction(sign: &str, num: &str, den: &str, whole_only: bool) -> Option<Value> {
+    let num: u64 = grouped_digits(num)?.parse().ok()?;
+    let den: u64 = grouped_digits(den)?.parse().ok()?;
+    if den == 0 {
+        return None;
+    }
+    let g = gcd(num, den);
+    let (num, mut den) = (u128::from(num / g), den / g);
+    let (mut twos, mut fives) = (0u32, 0u32);
+    while den % 2 == 0 {
+        den /= 2;
+        twos += 1;
+    }
+    while den % 5 == 0 {
+        den /= 5;
+        fives += 1;
+    }
+    if den != 1 {
+        return None;
+    }
+    let places = twos.max(fives);
+    if whole_only && places > 0 {
+        return None;
+    }
+    // num / (2^twos 5^fives) = num * 2^(places-twos) * 5^(places-fives) / 10^places.
+    let scaled = num
+        .checked_mul(2u128.checked_pow(places - twos)?)?
+        .checked_mul(5u128.checked_pow(places - fives)?)?;
+    let digits = scaled.to_string();
+    let places = places as usize;
+    let text = if places == 0 {
+        format!("{sign}{digits}")
+    } else {
+        let padded = format!("{digits:0>width$}", width = places + 1);
+        let (int, frac) = padded.split_at(padded.len() - places);
+        format!("{sign}{int}.{frac}")
+    };
+    exact_number(&text, whole_only)
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a.max(1)
+}
+
+/// The JSON number `text` when reading it keeps every digit written.
+fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    let n = value.as_number()?;
+    if n.is_i64() || n.is_u64() {
+        return Some(value);
+    }
+    let f = n.as_f64()?;
+    if !f.is_finite() || (whole_only && f.fract() != 0.0) {
+        return None;
+    }
+    let significant = text
+        .split(['e', 'E'])
+        .next()
+        .unwrap_or(text)
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .skip_while(|&c| c == b'0')
+        .count();
+    (significant <= 15).then_some(value)
+}

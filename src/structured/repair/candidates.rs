@@ -1,0 +1,336 @@
+//! Candidates: every JSON value in a reply, in text order (SPEC section 9).
+//!
+//! Each region (see `regions.rs`) gives its candidates in turn. A fence's content, or the
+//! whole reply when it has no fence, is first read as one value or a sequence of values
+//! (strictly if it can be, else with the scanner); failing that, and in the prose between
+//! fences, every `{…}`/`[…]` value is a candidate. The search then goes on after the
+//! candidate's end. A candidate the scanner cannot repair is skipped *whole*: the skim finds
+//! where it ends with the scanner's own lexical rules, and nothing nested inside it is ever
+//! offered on its own. When it never ends, the rest of the region belongs to it.
+
+use std::ops::ControlFlow;
+
+use super::regions::{outside_fix, regions, Kind, Region};
+use super::scanner::{Scan, ScanError, Scanned, Scanner};
+use super::strict::StrictJson;
+use super::PathSeg;
+use crate::structured::fix::{Fix, FixList};
+
+/// How many `{`/`[` starting points in prose are tried per reply: bounds the work on text
+/// full of brackets to a constant number of linear passes.
+pub const MAX_CANDIDATES: usize = 64;
+
+/// One candidate value.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    /// Its text: strict JSON for a strict candidate, the scanner's output otherwise (which the
+    /// consumer still checks strictly).
+    pub(crate) text: String,
+    /// Every fix that produced it, fences and prose around it included.
+    pub(crate) fixes: FixList,
+    /// Read with nothing repaired inside the value itself.
+    pub(crate) strict: bool,
+    /// Paths of the bare words quoted as strings, which the schema must expect to be strings.
+    pub(crate) bare_words: Vec<Vec<PathSeg>>,
+}
+
+/// What the consumer made of a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// The answer: stop the search.
+    Stop,
+    /// Go on with the next candidate.
+    Next,
+    /// The text is not strict JSON after all (a fence's content is offered as it is and only
+    /// the consumer's own parse tells): read that region with the scanner instead.
+    NotJson,
+}
+
+/// Input the scanner refuses outright (nested deeper than serde_json allows): no candidate of
+/// the reply may be used, not even one before it.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct TooDeep;
+
+/// Calls `visit` with each candidate of `text` in text order, until it breaks. The caller has
+/// already found that `text` as a whole is not strict JSON.
+pub(crate) fn each_candidate(
+    text: &str,
+    allow_bare: bool,
+    visit: &mut dyn FnMut(Candidate) -> Verdict,
+) -> Result<(), TooDeep> {
+    if let Some(decoded) = escaped_json(text) {
+        let mut base = FixList::default();
+        base.add(Fix::EscapedJson);
+        return Reader::new(&decoded, allow_bare, base).read(visit);
+    }
+    Reader::new(text, allow_bare, FixList::default()).read(visit)
+}
+
+struct Reader<'t> {
+    text: &'t str,
+    allow_bare: bool,
+    base: FixList,
+    attempts: usize,
+}
+
+impl<'t> Reader<'t> {
+    fn new(text: &'t str, allow_bare: bool, base: FixList) -> Self {
+        Reader {
+            text,
+            allow_bare,
+            base,
+            attempts: 0,
+        }
+    }
+
+    fn read(&mut self, visit: &mut dyn FnMut(Candidate) -> Verdict) -> Result<(), TooDeep> {
+        for region in regions(self.text) {
+            if self.region(region, visit)?.is_break() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn region(
+        &mut self,
+        region: Region,
+        visit: &mut dyn FnMut(Candidate) -> Verdict,
+    ) -> Result<ControlFlow<()>, TooDeep> {
+        let body = self.text.get(region.start..region.end).unwrap_or("");
+        let bytes = self.text.as_bytes();
+        let mut base = self.base.clone();
+        let (outside_start, outside_end) = match region.kind {
+            Kind::Fence { open, after } => {
+                base.add(Fix::CodeFence);
+                (open, after)
+            }
+            Kind::Whole | Kind::Prose => (region.start, region.end),
+        };
+        // Anything outside the fence or prose region (other fences, comments too) was left out.
+        let before = bytes.get(..outside_start).and_then(outside_fix);
+        let after = bytes.get(outside_end..).and_then(outside_fix);
+        if before.is_some() || after.is_some() {
+            base.add(Fix::SurroundingProse);
+        }
+        if region.kind != Kind::Prose {
+            // A fence's content as it is: the consumer's own parse (one pass) says whether it is
+            // strict JSON. A whole reply is never strict here: the callers take that path first.
+            let trimmed = body.trim_matches(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
+            let fence = matches!(region.kind, Kind::Fence { .. });
+            if fence && !trimmed.is_empty() {
+                let verdict = visit(Candidate {
+                    text: trimmed.to_owned(),
+                    fixes: base.clone(),
+                    strict: true,
+                    bare_words: Vec::new(),
+                });
+                match verdict {
+                    Verdict::Stop => return Ok(ControlFlow::Break(())),
+                    Verdict::Next => return Ok(ControlFlow::Continue(())),
+                    Verdict::NotJson => {}
+                }
+            }
+            let mut scanner = Scanner::new(body, self.allow_bare);
+            match twice(&mut scanner, &mut |s| s.scan_sequence()) {
+                Ok(scanned) => {
+                    // A reading that needed bare words is the schema's to accept; if it does
+                    // not, the values in the region are still candidates (`[1], and so on`).
+                    let bare = !scanned.bare_words.is_empty();
+                    let flow = sequence(scanned, &base, visit);
+                    if flow.is_break() || !bare {
+                        return Ok(flow);
+                    }
+                }
+                Err(ScanError::TooDeep) => return Err(TooDeep),
+                Err(ScanError::Invalid(_)) => {}
+            }
+        }
+        self.walk(body, &base, visit)
+    }
+
+    /// Every `{…}`/`[…]` value in `body`, strict ones as they are, others repaired.
+    fn walk(
+        &mut self,
+        body: &str,
+        base: &FixList,
+        visit: &mut dyn FnMut(Candidate) -> Verdict,
+    ) -> Result<ControlFlow<()>, TooDeep> {
+        let bytes = body.as_bytes();
+        let mut scanner = Scanner::new(body, self.allow_bare);
+        let mut from = 0;
+        while let Some(start) = find_open(bytes, from) {
+            self.attempts += 1;
+            if self.attempts > MAX_CANDIDATES {
+                break;
+            }
+            let mut fixes = base.clone();
+            if let Some(fix) = bytes.get(..start).and_then(outside_fix) {
+                fixes.add(fix);
+            }
+            let (mut candidate, end) = match strict_len(body.get(start..).unwrap_or("")) {
+                Some(len) => (
+                    Candidate {
+                        text: body.get(start..start + len).unwrap_or("").to_owned(),
+                        fixes,
+                        strict: true,
+                        bare_words: Vec::new(),
+                    },
+                    start + len,
+                ),
+                None => match twice(&mut scanner, &mut |s| s.scan_value(start)) {
+                    Ok(scanned) => {
+                        fixes.extend(scanned.fixes.iter());
+                        let end = scanned.end;
+                        (
+                            Candidate {
+                                text: scanned.text,
+                                fixes,
+                                strict: false,
+                                bare_words: scanned.bare_words,
+                            },
+                            end,
+                        )
+                    }
+                    Err(ScanError::TooDeep) => return Err(TooDeep),
+                    Err(ScanError::Invalid(_)) => match scanner.skim() {
+                        Some(end) => {
+                            from = end.max(start + 1);
+                            continue;
+                        }
+                        None => break,
+                    },
+                },
+            };
+            if let Some(fix) = bytes.get(end..).and_then(outside_fix) {
+                candidate.fixes.add(fix);
+            }
+            // A repaired value followed by `,` `:` or a closer was probably closed too early:
+            // what follows may belong to it, so nothing after it in this region is offered.
+            let continues = !candidate.strict
+                && matches!(
+                    bytes.get(scanner.past_blank(end)),
+                    Some(b',' | b':' | b']' | b'}')
+                );
+            if visit(candidate) == Verdict::Stop {
+                return Ok(ControlFlow::Break(()));
+            }
+            if continues {
+                break;
+            }
+            from = end.max(start + 1);
+        }
+        Ok(ControlFlow::Continue(()))
+    }
+}
+
+/// A scan, and when it failed after closing a string early (`{"a": "x, [1]`), the same scan
+/// again without that guess.
+fn twice(
+    scanner: &mut Scanner<'_>,
+    scan: &mut dyn FnMut(&mut Scanner<'_>) -> Scan<Scanned>,
+) -> Scan<Scanned> {
+    let first = scan(scanner);
+    if !matches!(first, Err(ScanError::Invalid(_))) || !scanner.closed_early {
+        return first;
+    }
+    scanner.close_early = false;
+    let second = scan(scanner);
+    scanner.close_early = true;
+    second
+}
+
+/// The candidates of a region read as a sequence: the value, or the array of the values and
+/// then each value on its own.
+fn sequence(
+    scanned: Scanned,
+    base: &FixList,
+    visit: &mut dyn FnMut(Candidate) -> Verdict,
+) -> ControlFlow<()> {
+    // Only separators, blanks and comments around strict values: as good as strict.
+    let strict = scanned
+        .fixes
+        .iter()
+        .all(|f| matches!(f, Fix::NewlineDelimited | Fix::Comment));
+    let mut fixes = base.clone();
+    fixes.extend(scanned.fixes.iter());
+    let all = Candidate {
+        text: scanned.text,
+        fixes,
+        strict,
+        bare_words: scanned.bare_words.clone(),
+    };
+    if visit(all) == Verdict::Stop {
+        return ControlFlow::Break(());
+    }
+    let mut one = base.clone();
+    one.add(Fix::SurroundingProse);
+    one.extend(scanned.fixes.iter().filter(|&f| f != Fix::NewlineDelimited));
+    for (i, text) in scanned.elements.into_iter().enumerate() {
+        let bare_words = scanned
+            .bare_words
+            .iter()
+            .filter(|p| p.first() == Some(&PathSeg::Index(i)))
+            .map(|p| p.get(1..).unwrap_or_default().to_vec())
+            .collect();
+        let each = Candidate {
+            text,
+            fixes: one.clone(),
+            strict,
+            bare_words,
+        };
+        if visit(each) == Verdict::Stop {
+            return ControlFlow::Break(());
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .iter()
+        .position(|&c| c == b'{' || c == b'[')
+        .map(|p| p + from)
+}
+
+/// The length of the strict JSON value at the start of `text`, if there is one.
+pub(super) fn strict_len(text: &str) -> Option<usize> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<StrictJson>();
+    match stream.next() {
+        Some(Ok(_)) => Some(stream.byte_offset()),
+        _ => None,
+    }
+}
+
+/// A reply whose JSON had its quotes backslash-escaped (`{\"a\": 1}`, `\"text\"`), unescaped
+/// one level: `\"` -> `"`, `\\` -> `\`, `\n`, `\r`, `\t`, `\/` -> the character.
+fn escaped_json(text: &str) -> Option<String> {
+    let trimmed = text.trim_start();
+    let rest = trimmed.trim_start_matches(['{', '[']).trim_start();
+    if !rest.starts_with("\\\"") {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('"') => out.push('"'),
+            Some('\\') => out.push('\\'),
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('/') => out.push('/'),
+            Some(other) => {
+                out.push('\\');
+                out.push(other);
+            }
+            None => {}
+        }
+    }
+    Some(out)
+}

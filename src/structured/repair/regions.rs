@@ -1,0 +1,197 @@
+//! Regions of a reply: Markdown code fences and the prose between them.
+
+use super::lexical::{is_fence_at, is_inline_ws, is_json_ws, is_json_ws_char};
+use crate::structured::fix::Fix;
+
+/// What a region is, which decides what may be read from it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Kind {
+    /// The whole reply (it has no code fence): read as a sequence of values first.
+    Whole,
+    /// The content of a code fence: read as a sequence of values first.
+    Fence {
+        /// Where the opening fence starts and where the closing fence ends.
+        open: usize,
+        after: usize,
+    },
+    /// Text between (or around) fences: only `{…}`/`[…]` values in it are candidates.
+    Prose,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Region {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) kind: Kind,
+}
+
+/// The regions of `text`, in order. An opening fence is three or more backticks at the start
+/// of a line (after blanks), with an optional language tag; the closing fence is the next
+/// three backticks that start or end a line (a fence glued to the value's last brace), or the
+/// end of the text. Backticks anywhere else are content, e.g. inside a JSON string. A text with
+/// no opening fence but a closing one at its very end (the opener was left out) is one fence.
+pub(super) fn regions(text: &str) -> Vec<Region> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut prose_start = 0;
+    let mut search = 0;
+    while let Some(open) = find_opening_fence(text, search) {
+        let mut start = open;
+        while bytes.get(start) == Some(&b'`') {
+            start += 1;
+        }
+        while bytes.get(start).is_some_and(|&c| is_inline_ws(c)) {
+            start += 1;
+        }
+        while bytes
+            .get(start)
+            .is_some_and(|&c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'+' | b'.'))
+        {
+            start += 1;
+        }
+        let (end, after) = match find_closing_fence(text, start) {
+            Some(close) => {
+                let mut after = close;
+                while bytes.get(after) == Some(&b'`') {
+                    after += 1;
+                }
+                (close, after)
+            }
+            None => (bytes.len(), bytes.len()),
+        };
+        if open > prose_start {
+            out.push(Region {
+                start: prose_start,
+                end: open,
+                kind: Kind::Prose,
+            });
+        }
+        out.push(Region {
+            start,
+            end,
+            kind: Kind::Fence { open, after },
+        });
+        prose_start = after;
+        search = after;
+    }
+    if out.is_empty() {
+        return vec![whole_or_closing_fence(text)];
+    }
+    if prose_start < bytes.len() {
+        out.push(Region {
+            start: prose_start,
+            end: bytes.len(),
+            kind: Kind::Prose,
+        });
+    }
+    out
+}
+
+/// The whole text, or everything before a closing fence that ends it.
+fn whole_or_closing_fence(text: &str) -> Region {
+    let trimmed = text.trim_end_matches(is_json_ws_char);
+    if let Some(body) = trimmed.strip_suffix("```") {
+        let body = body.trim_end_matches('`');
+        if body.ends_with('\n') || body.trim().is_empty() {
+            return Region {
+                start: 0,
+                end: body.len(),
+                kind: Kind::Fence {
+                    open: 0,
+                    after: text.len(),
+                },
+            };
+        }
+    }
+    Region {
+        start: 0,
+        end: text.len(),
+        kind: Kind::Whole,
+    }
+}
+
+/// Three backticks at the start of a line (blanks before them allowed), from `from` on.
+fn find_opening_fence(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut search = from;
+    while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
+        let at = search + rel;
+        let mut back = at;
+        while back > 0 && bytes.get(back - 1).is_some_and(|&c| is_inline_ws(c)) {
+            back -= 1;
+        }
+        // Also `[```json` / `{```json` opening the text: a bracket typed before the fence.
+        let bracketed = text
+            .get(..at)
+            .is_some_and(|b| matches!(b.trim(), "[" | "{"));
+        if back == 0 || matches!(bytes.get(back - 1), Some(b'\n' | b'\r')) || bracketed {
+            return Some(at);
+        }
+        let mut next = at;
+        while is_fence_at(bytes, next) || bytes.get(next) == Some(&b'`') {
+            next += 1;
+        }
+        search = next;
+    }
+    None
+}
+
+/// The first closing fence from `from` on: three backticks that start their
+/// line or end it (a fence glued to the value's last brace).
+fn find_closing_fence(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut search = from;
+    while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
+        let at = search + rel;
+        let mut back = at;
+        while back > from && bytes.get(back - 1).is_some_and(|&c| is_inline_ws(c)) {
+            back -= 1;
+        }
+        let starts_line = back == from || matches!(bytes.get(back - 1), Some(b'\n' | b'\r'));
+        let mut fwd = at;
+        while bytes.get(fwd) == Some(&b'`') {
+            fwd += 1;
+        }
+        while bytes.get(fwd).is_some_and(|&c| is_inline_ws(c)) {
+            fwd += 1;
+        }
+        let rest = text.get(fwd..).unwrap_or("").trim();
+        let ends_line =
+            matches!(bytes.get(fwd), None | Some(b'\n' | b'\r')) || matches!(rest, "]" | "}");
+        if starts_line || ends_line {
+            return Some(at);
+        }
+        search = fwd;
+    }
+    None
+}
+
+/// What dropping `text` (outside the value) counts as: nothing for blanks,
+/// [`Fix::Comment`] when it holds only blanks and comments, else prose.
+pub(super) fn outside_fix(text: &[u8]) -> Option<Fix> {
+    let mut pos = 0;
+    let mut comment = false;
+    while let Some(&c) = text.get(pos) {
+        if is_json_ws(c) {
+            pos += 1;
+            continue;
+        }
+        match (c, text.get(pos + 1)) {
+            (b'/', Some(b'/')) => {
+                while text.get(pos).is_some_and(|&c| c != b'\n') {
+                    pos += 1;
+                }
+            }
+            (b'/', Some(b'*')) => {
+                pos += 2;
+                while pos < text.len() && text.get(pos..pos + 2) != Some(b"*/") {
+                    pos += 1;
+                }
+                pos += 2;
+            }
+            _ => return Some(Fix::SurroundingProse),
+        }
+        comment = true;
+    }
+    comment.then_some(Fix::Comment)
+}

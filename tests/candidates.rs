@@ -1,0 +1,388 @@
+//! SPEC section 9, candidates: a value nested inside a broken candidate is never offered on its
+//! own (issue 11 item 1, the wrong-answer defect), the schema chooses among the values of a
+//! reply (item 2), bare words only where the schema expects a string, newline-delimited
+//! values, top-level scalars, JSON inside a JSON string.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
+mod common;
+
+use common::compile;
+use proptest::prelude::*;
+use selfheal::{parse, repair_json, FailureKind, FailureReport, Fix, ParseOptions, Parsed};
+use serde_json::{json, Value};
+
+fn opts() -> ParseOptions {
+    ParseOptions::new()
+}
+
+#[track_caller]
+fn accepted(p: Parsed) -> (Value, Vec<Fix>) {
+    match p {
+        Parsed::Ok { value, fixes, .. } => (value, fixes),
+        Parsed::Err { report, .. } => panic!("expected a value, got {report:?}"),
+    }
+}
+
+#[track_caller]
+fn failed(p: Parsed) -> FailureReport {
+    match p {
+        Parsed::Err { report, .. } => report,
+        Parsed::Ok { value, .. } => panic!("expected a failure, got {value}"),
+    }
+}
+
+fn repaired_value(text: &str) -> Option<Value> {
+    repair_json(text).map(|r| serde_json::from_str(&r.text).unwrap())
+}
+
+// ---------- item 1: never a nested value of a broken candidate ----------
+
+#[test]
+fn an_odd_quote_in_the_outer_value_is_repaired_not_skipped() {
+    // Before: {"c": 1} with fixes ["surrounding-prose"].
+    let r = repair_json(r#"{"a": "x"y", "b": {"c": 1}}"#).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&r.text).unwrap(),
+        json!({"a": "x\"y", "b": {"c": 1}})
+    );
+    assert_eq!(r.fixes, vec![Fix::UnescapedQuote]);
+    // Also when the outer value never closes.
+    assert_eq!(
+        repaired_value(r#"{"a": "x"y", "b": {"c": 1}"#),
+        Some(json!({"a": "x\"y", "b": {"c": 1}}))
+    );
+}
+
+#[test]
+fn parse_structured_never_returns_the_inner_object_of_a_broken_reply() {
+    // Before: ok, value {city: "Paris", zip: "75001"}: the wrong data reported as a success.
+    let schema = compile(
+        r#"{"type":"object","properties":{"name":{"type":"string"},"city":{"type":"string"}}}"#,
+    );
+    let raw = r#"{"name": "Ann", "note": "5" tall", "address": {"city": "Paris", "zip": "75001"}}"#;
+    let (value, fixes) = accepted(parse(raw, Some(&schema), &opts()));
+    assert_eq!(
+        value,
+        json!({"name": "Ann", "note": "5\" tall", "address": {"city": "Paris", "zip": "75001"}})
+    );
+    assert_eq!(fixes, vec![Fix::UnescapedQuote]);
+}
+
+#[test]
+fn an_outer_value_that_cannot_be_repaired_fails_whole() {
+    let schema = compile(r#"{"type":"object","required":["c"]}"#);
+    for raw in [
+        r#"{"a": hello, "b": {"c": 1}}"#,
+        r#"{"a": hello, "b": {"c": 1}"#,
+        r#"{"a": 1 ; "b": {"c": 1}}"#,
+        r#"Here: {"a": @, "b": {"c": 1}"#,
+    ] {
+        assert_eq!(repair_json(raw), None, "{raw}");
+        let report = failed(parse(raw, Some(&schema), &opts()));
+        assert_eq!(report.kinds, vec![FailureKind::JsonSyntax], "{raw}");
+    }
+    // A broken value that does close is skipped whole: the search goes on after it.
+    assert_eq!(
+        repaired_value(r#"See {"a": hello, "b": {"c": 1}} and then {"d": 2}"#),
+        Some(json!({"d": 2}))
+    );
+}
+
+// ---------- item 2: the schema chooses ----------
+
+const OBJECT: &str =
+    r#"{"type":"object","required":["name"],"properties":{"name":{"type":"string"}}}"#;
+const LIST: &str = r#"{"type":"array","items":{"type":"integer"}}"#;
+
+#[test]
+fn a_code_block_before_the_answer_does_not_cost_a_repair_call() {
+    let raw = "Here is how:\n```python\nx = [1, 2]\n```\nAnd the answer:\n```json\n{\"name\": \"Ann\"}\n```\n";
+    let (value, fixes) = accepted(parse(raw, Some(&compile(OBJECT)), &opts()));
+    assert_eq!(value, json!({"name": "Ann"}));
+    assert_eq!(fixes, vec![Fix::CodeFence, Fix::SurroundingProse]);
+    // Without a schema the first value wins, as before.
+    assert_eq!(repaired_value(raw), Some(json!([1, 2])));
+}
+
+#[test]
+fn of_two_fenced_blocks_the_one_the_schema_asks_for_wins() {
+    let raw = "```json\n{\"name\": \"Ann\"}\n```\n\n```json\n[3, 4]\n```";
+    let (value, _) = accepted(parse(raw, Some(&compile(LIST)), &opts()));
+    assert_eq!(value, json!([3, 4]));
+    let (value, _) = accepted(parse(raw, Some(&compile(OBJECT)), &opts()));
+    assert_eq!(value, json!({"name": "Ann"}));
+}
+
+#[test]
+fn strict_candidates_come_before_repaired_ones() {
+    let schema = compile(r#"{"type":"object","required":["a"]}"#);
+    let raw = "First {'a': 1} then {\"a\": 2}";
+    let (value, fixes) = accepted(parse(raw, Some(&schema), &opts()));
+    assert_eq!(value, json!({"a": 2}));
+    assert_eq!(fixes, vec![Fix::SurroundingProse]);
+    // A repaired candidate wins when no strict one passes.
+    let raw = "First {'a': 1} then {\"b\": 2}";
+    let (value, fixes) = accepted(parse(raw, Some(&schema), &opts()));
+    assert_eq!(value, json!({"a": 1}));
+    assert_eq!(fixes, vec![Fix::SurroundingProse, Fix::SingleQuotes]);
+}
+
+#[test]
+fn when_none_passes_the_first_complete_candidate_is_reported() {
+    let schema = compile(OBJECT);
+    let raw = "```json\n{\"nom\": \"Ann\"}\n```\nor maybe [1]";
+    let report = failed(parse(raw, Some(&schema), &opts()));
+    assert_eq!(
+        report.kinds,
+        vec![FailureKind::JsonSyntax, FailureKind::Schema]
+    );
+    assert!(
+        report
+            .issues
+            .iter()
+            .any(|i| i.kind == FailureKind::Schema && i.message.contains("name")),
+        "{report:?}"
+    );
+}
+
+#[test]
+fn newline_delimited_values_are_one_array_and_each_value() {
+    let raw = "{\"name\": \"a\"}\n{\"name\": \"b\"}\n{\"name\": \"c\"}";
+    let rows = r#"{"type":"array","items":{"type":"object"}}"#;
+    let (value, fixes) = accepted(parse(raw, Some(&compile(rows)), &opts()));
+    assert_eq!(value, json!([{"name": "a"}, {"name": "b"}, {"name": "c"}]));
+    assert_eq!(fixes, vec![Fix::MissingComma, Fix::NewlineDelimited]);
+    let (value, fixes) = accepted(parse(raw, Some(&compile(OBJECT)), &opts()));
+    assert_eq!(value, json!({"name": "a"}));
+    assert_eq!(fixes, vec![Fix::SurroundingProse, Fix::MissingComma]);
+    // Without a schema: all of them (before issue 11 only the first).
+    assert_eq!(
+        repaired_value(raw),
+        Some(json!([{"name": "a"}, {"name": "b"}, {"name": "c"}]))
+    );
+    assert_eq!(repaired_value("1\n2,\n3,"), Some(json!([1, 2, 3])));
+}
+
+// ---------- bare words, scalars, JSON in a string ----------
+
+#[test]
+fn bare_words_only_where_the_schema_expects_a_string() {
+    let raw = "{city: Paris, country: France}";
+    let strings = compile(
+        r#"{"type":"object","properties":{"city":{"type":"string"},"country":{"enum":["France","Spain"]}}}"#,
+    );
+    let (value, fixes) = accepted(parse(raw, Some(&strings), &opts()));
+    assert_eq!(value, json!({"city": "Paris", "country": "France"}));
+    assert_eq!(fixes, vec![Fix::UnquotedKey, Fix::UnquotedString]);
+    // Where the schema says nothing, or something else, a bare word is not guessed at.
+    for schema in [
+        r#"{"type":"object","properties":{"city":{"type":"string"}}}"#,
+        r#"{"type":"object","properties":{"city":{"type":"number"},"country":{"type":"string"}}}"#,
+        "true",
+    ] {
+        let report = failed(parse(raw, Some(&compile(schema)), &opts()));
+        assert_eq!(report.kinds, vec![FailureKind::JsonSyntax], "{schema}");
+    }
+    assert_eq!(repair_json(raw), None);
+    // Through $ref, anyOf and items too.
+    let refs = compile(
+        r##"{"$defs":{"name":{"anyOf":[{"type":"null"},{"type":"string"}]}},
+            "type":"array","items":{"$ref":"#/$defs/name"}}"##,
+    );
+    let (value, _) = accepted(parse("[Ann, Bob]", Some(&refs), &opts()));
+    assert_eq!(value, json!(["Ann", "Bob"]));
+}
+
+#[test]
+fn a_top_level_scalar_where_the_schema_asks_for_one() {
+    let string = compile(r#"{"type":"string"}"#);
+    for (raw, want, fix) in [
+        ("Paris", "Paris", Fix::UnquotedString),
+        ("'Paris'", "Paris", Fix::SingleQuotes),
+        ("```\nParis\n```", "Paris", Fix::CodeFence),
+        ("\"Paris", "Paris", Fix::UnclosedString),
+    ] {
+        let (value, fixes) = accepted(parse(raw, Some(&string), &opts()));
+        assert_eq!(value, json!(want), "{raw}");
+        assert!(fixes.contains(&fix), "{raw}: {fixes:?}");
+    }
+    let (value, _) = accepted(parse(
+        "True",
+        Some(&compile(r#"{"type":"boolean"}"#)),
+        &opts(),
+    ));
+    assert_eq!(value, json!(true));
+    // Prose is not a string value unless it is the whole reply.
+    let report = failed(parse("It is Paris. [1]", Some(&string), &opts()));
+    assert!(report.has(FailureKind::Schema), "{report:?}");
+}
+
+#[test]
+fn json_inside_a_json_string_where_an_object_is_expected() {
+    let schema = compile(r#"{"type":"object","required":["a"]}"#);
+    let (value, fixes) = accepted(parse(r#""{\"a\": 1}""#, Some(&schema), &opts()));
+    assert_eq!(value, json!({"a": 1}));
+    assert_eq!(fixes, vec![Fix::StringEncodedJson]);
+    let (value, fixes) = accepted(parse(r#""{'a': 1,}""#, Some(&schema), &opts()));
+    assert_eq!(value, json!({"a": 1}));
+    assert_eq!(
+        fixes,
+        vec![
+            Fix::StringEncodedJson,
+            Fix::SingleQuotes,
+            Fix::TrailingComma
+        ]
+    );
+    // Valid JSON never changes without a schema that asks otherwise.
+    let (value, fixes) = accepted(parse(r#""{\"a\": 1}""#, None, &opts()));
+    assert_eq!(value, json!("{\"a\": 1}"));
+    assert!(fixes.is_empty());
+    // Backslash-escaped JSON as the whole reply.
+    assert_eq!(repaired_value(r#"{\"a\": 1}"#), Some(json!({"a": 1})));
+}
+
+#[test]
+fn a_cut_off_reply_is_still_never_closed_locally() {
+    let schema = compile(OBJECT);
+    let cut = ParseOptions {
+        stop_reason: Some("max_tokens".into()),
+        ..ParseOptions::new()
+    };
+    for raw in [
+        "{\"name\": \"Ann\", \"tags\": [\"a\", \"b",
+        "```json\n{\"name\": \"Ann\"}\n```\nThe name is",
+        "{\"name\": \"Ann\"}\n{\"name\": \"B",
+    ] {
+        let report = failed(parse(raw, Some(&schema), &cut));
+        assert_eq!(report.kinds, vec![FailureKind::Truncated], "{raw}");
+    }
+}
+
+// ---------- the property of item 1 ----------
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i32>().prop_map(Value::from),
+        "[a-z '\"{}\\[\\]:,\\\\]{0,8}".prop_map(Value::String),
+    ]
+}
+
+/// A valid document: an object or array with at least one member.
+fn document() -> impl Strategy<Value = Value> {
+    let value = leaf().prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec(("[a-z]{1,4}", inner), 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    });
+    prop_oneof![
+        prop::collection::vec(value.clone(), 1..4).prop_map(Value::Array),
+        prop::collection::vec(("[a-z]{1,4}", value), 1..4)
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+    ]
+}
+
+/// Starts of an outer value that is broken before the document comes, where a value is due.
+const BROKEN_OPENINGS: &[&str] = &[
+    r#"{"a": "x"y", "b": "#,
+    r#"{"a": hello, "b": "#,
+    r#"{"note": "5" tall", "v": "#,
+    r#"{"a": [}, "b": "#,
+    r#"{'a': 'it's', "b": "#,
+    r#"{"a": 1 "b": "#,
+    r#"{"a": @, "b": "#,
+    "[1, 2 ; ",
+    r#"{"a": "unterminated, "b": "#,
+    r#"Result: {"k": nope, "v": "#,
+    r#"[{"a": 1}, {"b": x}, "#,
+    "{\"a\": 1,\n  \"list\": [1 2 3 x], \"b\": ",
+];
+const CLOSINGS: &[&str] = &["}", "]", "", r#", "z": oops}"#, "}}", " trailing words"];
+
+/// Every value inside `v`, `v` itself included.
+fn values_within(v: &Value, out: &mut Vec<Value>) {
+    out.push(v.clone());
+    match v {
+        Value::Array(items) => items.iter().for_each(|i| values_within(i, out)),
+        Value::Object(members) => members.values().for_each(|i| values_within(i, out)),
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(600))]
+
+    /// For any valid document D placed inside broken surroundings, the result is the outer
+    /// value repaired whole or a failure, never D or a value inside D.
+    #[test]
+    fn a_document_inside_a_broken_value_is_never_returned_on_its_own(
+        doc in document(),
+        opening in prop::sample::select(BROKEN_OPENINGS),
+        closing in prop::sample::select(CLOSINGS),
+        pretty in any::<bool>(),
+    ) {
+        let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+        let raw = format!("{opening}{text}{closing}");
+        let mut inside = Vec::new();
+        values_within(&doc, &mut inside);
+        let any = compile("true");
+        let object = compile(r#"{"type":"object"}"#);
+        let results = [
+            repaired_value(&raw),
+            parse(&raw, Some(&any), &opts()).ok_value(),
+            parse(&raw, Some(&object), &opts()).ok_value(),
+            parse(&raw, None, &opts()).ok_value(),
+        ];
+        for result in results.into_iter().flatten() {
+            prop_assert!(!inside.contains(&result), "{raw:?} gave {result}");
+        }
+    }
+
+    /// And in prose, D itself is found.
+    #[test]
+    fn a_document_in_prose_is_found_whole(
+        doc in document(),
+        before in "[A-Za-z ,.!?]{0,24}",
+        after in "[A-Za-z ,.!?]{0,24}",
+    ) {
+        let raw = format!("{before} {} {after}", serde_json::to_string(&doc).unwrap());
+        prop_assert_eq!(repaired_value(&raw), Some(doc.clone()), "{:?}", raw);
+        prop_assert_eq!(parse(&raw, Some(&compile("true")), &opts()).ok_value(), Some(doc));
+    }
+}
+
+trait OkValue {
+    fn ok_value(self) -> Option<Value>;
+}
+
+impl OkValue for Parsed {
+    fn ok_value(self) -> Option<Value> {
+        match self {
+            Parsed::Ok { value, .. } => Some(value),
+            Parsed::Err { .. } => None,
+        }
+    }
+}
+
+#[test]
+fn many_bare_words_are_refused_quickly() {
+    let schema = compile(r#"{"type":"array","items":{"type":"string"}}"#);
+    let (value, _) = accepted(parse("[a, b, c]", Some(&schema), &opts()));
+    assert_eq!(value, json!(["a", "b", "c"]));
+    // Past 10,000 bare words the reply is refused rather than checked word by word.
+    let many = format!("[{}]", vec!["w"; 20_000].join(", "));
+    let report = failed(parse(&many, Some(&schema), &opts()));
+    assert_eq!(report.kinds, vec![FailureKind::JsonSyntax]);
+    let some = format!("[{}]", vec!["w"; 9_000].join(", "));
+    assert!(parse(&some, Some(&schema), &opts()).is_ok());
+}

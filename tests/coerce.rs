@@ -1,0 +1,343 @@
+//! SPEC section 9, `coerce: true`: the shapes BAML's schema-aligned parser documents
+//! (engine/baml-lib/jsonish/src/tests: test_basics, test_enum, test_lists, test_class), kept to
+//! the lossless ones, each named in `fixes`; and without `coerce`, nothing changes.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
+mod common;
+
+use common::*;
+use selfheal::{parse, FailureKind, Fix, Instruction, ParseOptions, Parsed};
+use serde_json::{json, Value};
+
+fn coerce() -> ParseOptions {
+    ParseOptions {
+        coerce: true,
+        ..ParseOptions::new()
+    }
+}
+
+/// Parses `raw` against `schema` with and without coercion: with it, `want` and `fixes`;
+/// without it, a failure.
+#[track_caller]
+fn coerced(schema: &str, raw: &str, want: Value, fixes: &[Fix]) {
+    let compiled = compile(schema);
+    match parse(raw, Some(&compiled), &coerce()) {
+        Parsed::Ok {
+            value, fixes: got, ..
+        } => {
+            assert_eq!(value, want, "{raw}");
+            assert_eq!(got, fixes, "{raw}");
+        }
+        Parsed::Err { report, .. } => panic!("{raw}: expected {want}, got {report:?}"),
+    }
+    assert!(
+        !parse(raw, Some(&compiled), &ParseOptions::new()).is_ok(),
+        "{raw}: passed without coerce"
+    );
+}
+
+#[track_caller]
+fn refused(schema: &str, raw: &str) {
+    let parsed = parse(raw, Some(&compile(schema)), &coerce());
+    assert!(!parsed.is_ok(), "{raw}: {parsed:?}");
+}
+
+const INT: &str = r#"{"type":"integer"}"#;
+const NUMBER: &str = r#"{"type":"number"}"#;
+const COUNT: &str = r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#;
+const PRICE: &str = r#"{"type":"object","properties":{"n":{"type":"number"}}}"#;
+
+#[test]
+fn numbers_with_separators_where_an_integer_is_expected() {
+    coerced(
+        COUNT,
+        r#"{"n": "12,111"}"#,
+        json!({"n": 12111}),
+        &[Fix::CoerceNumber],
+    );
+    coerced(
+        COUNT,
+        r#"{"n": "12111"}"#,
+        json!({"n": 12111}),
+        &[Fix::CoerceNumber],
+    );
+    coerced(
+        COUNT,
+        r#"{"n": " -1,234,567 "}"#,
+        json!({"n": -1234567}),
+        &[Fix::CoerceNumber],
+    );
+    coerced(
+        COUNT,
+        r#"{"n": "12.00"}"#,
+        json!({"n": 12}),
+        &[Fix::CoerceNumber],
+    );
+    coerced(
+        PRICE,
+        r#"{"n": "12,111.123"}"#,
+        json!({"n": 12111.123}),
+        &[Fix::CoerceNumber],
+    );
+    coerced(
+        PRICE,
+        r#"{"n": "-2.5e3"}"#,
+        json!({"n": -2500.0}),
+        &[Fix::CoerceNumber],
+    );
+    // The whole reply as the number: read as JSON, `12,111` is the list 12, 111.
+    coerced(INT, "12,111", json!(12111), &[Fix::CoerceNumber]);
+    coerced(INT, "12,111.", json!(12111), &[Fix::CoerceNumber]);
+    // Big integers stay exact.
+    coerced(
+        COUNT,
+        r#"{"n": "12,345,678,901,234,567,890"}"#,
+        json!({"n": 12345678901234567890u64}),
+        &[Fix::CoerceNumber],
+    );
+}
+
+#[test]
+fn number_text_that_would_lose_information_is_refused() {
+    for text in [
+        "12.5",   // not whole
+        "3,14",   // a decimal comma, or a list?
+        "1,23,4", // not groups of three
+        "$1,234", // currency
+        "50%",    // percent: 50 or 0.5?
+        "12 kg",  // unit
+        "twelve", "0x1F", "1e400", "",
+    ] {
+        refused(COUNT, &json!({ "n": text }).to_string());
+    }
+    // More significant digits than a double keeps.
+    refused(PRICE, r#"{"n": "0.12345678901234567"}"#);
+    refused(INT, "12,111 apples");
+}
+
+#[test]
+fn fractions_only_where_exact() {
+    coerced(NUMBER, r#""1/5""#, json!(0.2), &[Fix::CoerceNumber]);
+    coerced(NUMBER, r#""3/8""#, json!(0.375), &[Fix::CoerceNumber]);
+    coerced(NUMBER, r#""-1/4""#, json!(-0.25), &[Fix::CoerceNumber]);
+    coerced(INT, r#""6/3""#, json!(2), &[Fix::CoerceNumber]);
+    refused(NUMBER, r#""1/3""#);
+    refused(NUMBER, r#""1/0""#);
+    refused(INT, r#""1/2""#);
+}
+
+#[test]
+fn boolean_text() {
+    let flag = r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#;
+    for (text, b) in [
+        ("true", true),
+        ("True", true),
+        (" FALSE ", false),
+        ("false", false),
+    ] {
+        coerced(
+            flag,
+            &json!({ "ok": text }).to_string(),
+            json!({ "ok": b }),
+            &[Fix::CoerceBoolean],
+        );
+    }
+    for text in ["yes", "1", "truth", "t"] {
+        refused(flag, &json!({ "ok": text }).to_string());
+    }
+}
+
+const CATEGORY: &str = r#"{"type":"object","properties":{"c":{"enum":["ONE","TWO"]}}}"#;
+
+#[test]
+fn enum_values_by_case_or_with_trailing_text() {
+    for (text, want) in [
+        ("two", "TWO"),
+        ("Two", "TWO"),
+        ("ONE: The description of k1", "ONE"),
+        ("ONE - The description of an enum value", "ONE"),
+        ("one. the first", "ONE"),
+    ] {
+        coerced(
+            CATEGORY,
+            &json!({ "c": text }).to_string(),
+            json!({ "c": want }),
+            &[Fix::CoerceEnum],
+        );
+    }
+    let pascal = r#"{"type":"object","properties":{"c":{"enum":["One","Two"]}}}"#;
+    coerced(
+        pascal,
+        r#"{"c": "ONE"}"#,
+        json!({"c": "One"}),
+        &[Fix::CoerceEnum],
+    );
+    // Ambiguous, or not a value at all.
+    for text in [
+        "ONE - is the answer, not TWO",
+        "ONEROUS",
+        "THREE",
+        "the answer is ONE",
+    ] {
+        refused(CATEGORY, &json!({ "c": text }).to_string());
+    }
+    // The whole reply as an enum string, where the schema expects one at the root.
+    coerced(
+        r#"{"enum":["ONE","TWO"]}"#,
+        "ONE: The description of k1",
+        json!("ONE"),
+        &[Fix::UnquotedString, Fix::CoerceEnum],
+    );
+}
+
+#[test]
+fn a_single_value_wrapped_in_the_array_expected() {
+    let tags =
+        r#"{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}}}"#;
+    coerced(
+        tags,
+        r#"{"tags": "a"}"#,
+        json!({"tags": ["a"]}),
+        &[Fix::CoerceArray],
+    );
+    let rows = r#"{"type":"array","items":{"type":"object","required":["id"]}}"#;
+    coerced(
+        rows,
+        r#"{"id": 1}"#,
+        json!([{"id": 1}]),
+        &[Fix::CoerceArray],
+    );
+    // Wrapped, then aligned as an item.
+    let ints = r#"{"type":"array","items":{"type":"integer"}}"#;
+    coerced(
+        ints,
+        r#""1,000""#,
+        json!([1000]),
+        &[Fix::CoerceArray, Fix::CoerceNumber],
+    );
+}
+
+#[test]
+fn a_scalar_where_a_one_field_object_is_expected() {
+    let person = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+    coerced(
+        person,
+        r#""Ann""#,
+        json!({"name": "Ann"}),
+        &[Fix::CoerceObject],
+    );
+    coerced(
+        r#"{"type":"object","properties":{"ids":{"type":"array"}}}"#,
+        "[5]",
+        json!({"ids": [5]}),
+        &[Fix::CoerceObject],
+    );
+    // Wrapped, then aligned as the property.
+    coerced(
+        r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#,
+        r#""5""#,
+        json!({"n": 5}),
+        &[Fix::CoerceObject, Fix::CoerceNumber],
+    );
+    // Two properties: which one would it be?
+    refused(
+        r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}}}"#,
+        r#""Ann""#,
+    );
+}
+
+#[test]
+fn null_for_absent_required_fields_that_allow_it() {
+    let schema = r#"{"type":"object","required":["a","b","c"],"properties":{
+        "a":{"type":"integer"},"b":{"type":["string","null"]},"c":{"anyOf":[{"type":"null"},{"type":"number"}]}}}"#;
+    coerced(
+        schema,
+        r#"{"a": 1}"#,
+        json!({"a": 1, "b": null, "c": null}),
+        &[Fix::CoerceNull],
+    );
+    // An absent field that does not allow null stays a failure.
+    refused(schema, r#"{"b": "x"}"#);
+}
+
+#[test]
+fn json_in_a_string_where_an_object_is_expected() {
+    let schema = r#"{"type":"object","properties":{"data":{"type":"object","required":["a"]}}}"#;
+    coerced(
+        schema,
+        r#"{"data": "{\"a\": 1}"}"#,
+        json!({"data": {"a": 1}}),
+        &[Fix::StringEncodedJson],
+    );
+}
+
+#[test]
+fn coercions_combine_with_local_repair_and_nest() {
+    let schema = r#"{"type":"object","properties":{"items":{"type":"array","items":{
+        "type":"object","properties":{"qty":{"type":"integer"},"ok":{"type":"boolean"}}}}}}"#;
+    coerced(
+        schema,
+        "```json\n{'items': [{'qty': '1,000', 'ok': 'True'}, {'qty': 2, 'ok': false},]}\n```",
+        json!({"items": [{"qty": 1000, "ok": true}, {"qty": 2, "ok": false}]}),
+        &[
+            Fix::CodeFence,
+            Fix::SingleQuotes,
+            Fix::TrailingComma,
+            Fix::CoerceNumber,
+            Fix::CoerceBoolean,
+        ],
+    );
+}
+
+#[test]
+fn a_valid_value_is_never_coerced() {
+    let schema = compile(
+        r#"{"type":"object","required":["a"],"properties":{"a":{"type":["string","integer"]},"b":{"type":["string","null"]}}}"#,
+    );
+    for raw in [r#"{"a": "12"}"#, r#"{"a": 12}"#, r#"{"a": "x"}"#] {
+        match parse(raw, Some(&schema), &coerce()) {
+            Parsed::Ok { value, fixes, .. } => {
+                assert_eq!(value, serde_json::from_str::<Value>(raw).unwrap());
+                assert!(fixes.is_empty(), "{raw}: {fixes:?}");
+            }
+            Parsed::Err { report, .. } => panic!("{raw}: {report:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_coerced_failure_reports_the_issues_of_the_reply_as_written() {
+    let report = match parse(r#"{"n": "12.5"}"#, Some(&compile(COUNT)), &coerce()) {
+        Parsed::Err { report, .. } => report,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(report.kinds, vec![FailureKind::Schema]);
+    assert!(report.issues[0].message.contains("12.5"), "{report:?}");
+}
+
+#[test]
+fn the_loop_coerces_when_asked() {
+    let mut config = config();
+    config.coerce = true;
+    let mut l = new_loop(config, Some(COUNT));
+    match l.next(reply(r#"{"n": "1,024"}"#), 0.0, None) {
+        Instruction::Done { value, fixes, .. } => {
+            assert_eq!(value, json!({"n": 1024}));
+            assert_eq!(fixes, vec![Fix::CoerceNumber]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Off by default: a repair prompt.
+    let mut l = new_loop(common::config(), Some(COUNT));
+    assert!(matches!(
+        l.next(reply(r#"{"n": "1,024"}"#), 0.0, None),
+        Instruction::SendRepairPrompt { .. }
+    ));
+}

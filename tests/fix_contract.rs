@@ -1,0 +1,34 @@
+//! The `fixes` names are a public contract written once, in the `Fix` enum's serde names: the
+//! TypeScript union in `src/wasm/dts.rs` must list exactly those, in the same order.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use selfheal::Fix;
+
+#[test]
+fn the_typescript_fix_union_is_the_fix_enum() {
+    let dts = include_str!("../src/wasm/dts.rs");
+    let start = dts.find("export type Fix =").expect("the Fix union");
+    let end = start + dts[start..].find(';').expect("its end");
+    let declared: Vec<&str> = dts[start..end].split('"').skip(1).step_by(2).collect();
+    let names: Vec<String> = Fix::ALL
+        .iter()
+        .map(|f| {
+            serde_json::to_value(f)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(declared, names);
+    // Kebab-case, each once.
+    for name in &names {
+        assert!(
+            name.bytes().all(|c| c.is_ascii_lowercase() || c == b'-'),
+            "{name}"
+        );
+        assert_eq!(names.iter().filter(|n| *n == name).count(), 1, "{name}");
+    }
+}
