@@ -33,7 +33,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
 use selfheal::wasm::de::{self, from_js, from_js_with, Keys, Limits};
-use selfheal::wasm::loop_js::JsRepairLoop;
+use selfheal::wasm::JsRepairLoop;
 use selfheal::{
     Backoff, Budget, FallbackPlan, Jitter, Locale, LoopConfig, Mode, Prompt, RepairLoop,
 };

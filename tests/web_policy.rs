@@ -20,8 +20,8 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 
 use selfheal::wasm::classify_js;
-use selfheal::wasm::loop_js::{JsCircuitBreaker, JsRepairLoop};
-use selfheal::wasm::retry_budget_js::JsRetryBudget;
+use selfheal::wasm::JsRetryBudget;
+use selfheal::wasm::{JsCircuitBreaker, JsRepairLoop};
 
 wasm_bindgen_test_configure!(run_in_browser);
 

@@ -10,19 +10,20 @@ mod classes;
 pub mod de;
 mod dts;
 mod error;
-pub mod loop_js;
 mod random;
 mod read;
 mod registry;
-pub mod retry_budget_js;
 mod rules_js;
 pub mod structured_js;
 
 pub use classes::agent_budget::JsAgentBudget;
+pub use classes::breaker::JsCircuitBreaker;
 pub use classes::compaction::{apply_summary, estimate_tokens, plan_compaction};
 pub use classes::fallback_chain::JsFallbackChain;
 pub use classes::ladder::JsDegradationLadder;
 pub use classes::metrics::JsMetrics;
+pub use classes::repair_loop::JsRepairLoop;
+pub use classes::retry_budget::JsRetryBudget;
 pub use classes::supervisor::JsSupervisor;
 
 use serde::Serialize;

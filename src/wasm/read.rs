@@ -190,23 +190,6 @@ pub fn optional<T>(
     convert(&v, &path(parent, key)).map(Some)
 }
 
-/// `obj[key]` converted by `convert`: `None` when absent, `Some(None)` for an explicit `null`.
-fn nullable<T>(
-    obj: &JsValue,
-    key: &str,
-    parent: &str,
-    convert: impl FnOnce(&JsValue, &str) -> Read<T>,
-) -> Read<Option<Option<T>>> {
-    let v = field_in(obj, key, parent)?;
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    if v.is_null() {
-        return Ok(Some(None));
-    }
-    convert(&v, &path(parent, key)).map(|n| Some(Some(n)))
-}
-
 fn string_value(v: &JsValue, p: &str) -> Read<String> {
     v.as_string().map_or_else(
         || type_err(p, format!("must be a string, got {}", type_name(v))),
@@ -276,10 +259,6 @@ pub fn js_number(n: f64) -> String {
     }
 }
 
-pub fn opt_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<f64>> {
-    optional(obj, key, parent, number_value)
-}
-
 /// A whole count >= 0 that fits in u32.
 pub fn count_value(v: &JsValue, p: &str) -> Read<u32> {
     let n = number_value(v, p)?;
@@ -294,29 +273,6 @@ pub fn count_value(v: &JsValue, p: &str) -> Read<u32> {
 
 pub fn opt_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<u32>> {
     optional(obj, key, parent, count_value)
-}
-
-pub fn nullable_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Option<f64>>> {
-    nullable(obj, key, parent, number_value)
-}
-
-pub fn nullable_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Option<u32>>> {
-    nullable(obj, key, parent, count_value)
-}
-
-/// An optional sub-object: `None` when absent or null, `TypeError` when not an object.
-pub fn opt_object(obj: &JsValue, key: &str, parent: &str) -> Read<Option<JsValue>> {
-    let v = field_in(obj, key, parent)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    if !v.is_object() || is_array(&v) {
-        return type_err(
-            &path(parent, key),
-            format!("must be an object, got {}", type_name(&v)),
-        );
-    }
-    Ok(Some(v))
 }
 
 /// `now`: absent means `Date.now()`.

@@ -7,10 +7,14 @@
 //! read (getters, proxies) never finds a borrow held, and a re-entrant call gets [`Busy`].
 
 pub mod agent_budget;
+pub mod breaker;
 pub mod compaction;
 pub mod fallback_chain;
 pub mod ladder;
 pub mod metrics;
+mod outcome;
+pub mod repair_loop;
+pub mod retry_budget;
 pub mod supervisor;
 
 use std::cell::RefCell;
