@@ -197,13 +197,6 @@ fn string_value(v: &JsValue, p: &str) -> Read<String> {
     )
 }
 
-fn bool_value(v: &JsValue, p: &str) -> Read<bool> {
-    v.as_bool().map_or_else(
-        || type_err(p, format!("must be a boolean, got {}", type_name(v))),
-        Ok,
-    )
-}
-
 /// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
 /// into wasm memory; `None` for anything that is not a string.
 pub fn js_string_length(v: &JsValue) -> Option<usize> {
@@ -228,24 +221,6 @@ pub fn req_string(obj: &JsValue, key: &str, parent: &str) -> Read<String> {
     }
 }
 
-pub fn opt_bool(obj: &JsValue, key: &str, parent: &str) -> Read<Option<bool>> {
-    optional(obj, key, parent, bool_value)
-}
-
-/// A number: `TypeError` unless a JS number; `RangeError` if NaN/±Infinity or negative.
-pub fn number_value(v: &JsValue, p: &str) -> Read<f64> {
-    let Some(n) = v.as_f64() else {
-        return type_err(p, format!("must be a number, got {}", type_name(v)));
-    };
-    if !n.is_finite() {
-        return range_err(p, format!("must be a finite number, got {}", js_number(n)));
-    }
-    if n < 0.0 {
-        return range_err(p, format!("must be >= 0, got {n}"));
-    }
-    Ok(n)
-}
-
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
 pub fn js_number(n: f64) -> String {
     if n.is_infinite() {
@@ -257,22 +232,6 @@ pub fn js_number(n: f64) -> String {
     } else {
         n.to_string()
     }
-}
-
-/// A whole count >= 0 that fits in u32.
-pub fn count_value(v: &JsValue, p: &str) -> Read<u32> {
-    let n = number_value(v, p)?;
-    if n.fract() != 0.0 {
-        return range_err(p, format!("must be a whole number, got {n}"));
-    }
-    if n > u32::MAX as f64 {
-        return range_err(p, format!("must be at most {}, got {n}", u32::MAX));
-    }
-    Ok(n as u32)
-}
-
-pub fn opt_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<u32>> {
-    optional(obj, key, parent, count_value)
 }
 
 /// `now`: absent means `Date.now()`.
