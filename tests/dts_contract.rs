@@ -1,7 +1,7 @@
-//! The TypeScript contract against the code: every string union the `.d.ts` declares (in
-//! `src/wasm/dts.rs`) holds exactly the serde names of the Rust enum behind it, so a variant
-//! added in Rust and forgotten in the `.d.ts` (or the other way round) fails here, natively,
-//! without a build of the package.
+//! The TypeScript contract against the code: every string union the `.d.ts` declares
+//! (`js/package/contract.d.ts`, embedded by `src/wasm/dts.rs`) holds exactly the serde names of
+//! the Rust enum behind it, so a variant added in Rust and forgotten in the `.d.ts` (or the
+//! other way round) fails here, natively, without a build of the package.
 //!
 //! The serde names are read from the derives themselves, not from a list kept by hand: serde's
 //! error for an unknown variant names every variant it expects.
@@ -21,7 +21,7 @@ use selfheal::{
 };
 
 /// The `.d.ts` text as the package ships it (the `typescript_custom_section` of dts.rs).
-const DTS: &str = include_str!("../src/wasm/dts.rs");
+const DTS: &str = include_str!("../js/package/contract.d.ts");
 
 /// Every serde name of the unit-variant enum `T`, in declaration order.
 fn serde_names<T: DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
