@@ -1,4 +1,5 @@
-// Finds a schema object's compiled form by its JSON text without copying the text into wasm.
+// JSON text of JS values, bounded (`jsonText`), and a schema object's compiled form found by that
+// text without copying the text into wasm (`schemaLookup`, `schemaRemember`).
 //
 // `new Schema(obj)` and `new RepairLoop({ schema: obj })` memoise compiled schemas by text
 // (docs/DESIGN.md: by text, not identity, so a mutated object is never validated against its
@@ -7,14 +8,46 @@
 // length, then compared with `===` (a memory compare): a Map keyed by the text itself would
 // hash every fresh 2 KB string, which cost a third as much as stringifying it. The compiled
 // schemas live in Rust (SLOTS in src/wasm/structured_js.rs) under the same slot numbers.
-// Bounded like Rust's SchemaCache: oldest first out.
+// Bounded like Rust's SchemaCache: oldest first out. No state is kept between two calls: the
+// text of a miss is handed back to `schemaRemember`.
 //
 // Shipped as a wasm-bindgen snippet; scripts/build.sh makes a CommonJS copy for the nodejs glue.
 
 const MAX_SLOTS = 64;
+const MAX_ITEMS = 1_000_000; // MAX_ITEMS in src/wasm/de.rs: one limit family for every reader
+const MAX_DEPTH = 128; // MAX_DEPTH there; serde_json refuses deeper JSON anyway
 const byLength = new Map(); // text length -> entries { text, slot } of that length
 const entries = []; // every entry, oldest first
-let pending = null; // the text of the last miss, until schemaRemember() or the next lookup
+
+/**
+ * Throws a RangeError before `JSON.stringify` would spend its time on a value no reader takes: an
+ * array longer than MAX_ITEMS (a sparse `Object.assign([], { length: 2 ** 32 - 1 })` costs V8
+ * nothing to refuse but keeps SpiderMonkey busy for most of a minute) or nesting deeper than
+ * MAX_DEPTH (a cycle included). Iterative, so no depth of input overflows the JS stack. Reads
+ * what JSON.stringify reads (own enumerable keys, array items); an object with a `toJSON` is
+ * left to it.
+ */
+function bounded(value) {
+  const stack = [value, 1];
+  while (stack.length > 0) {
+    const depth = stack.pop();
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || typeof v.toJSON === 'function') continue;
+    if (depth > MAX_DEPTH) throw new RangeError(`nested deeper than ${MAX_DEPTH} levels (or cyclic)`);
+    if (Array.isArray(v)) {
+      if (v.length > MAX_ITEMS) throw new RangeError(`an array has ${v.length} items, above ${MAX_ITEMS}`);
+      for (let i = 0; i < v.length; i++) stack.push(v[i], depth + 1);
+    } else {
+      for (const k of Object.keys(v)) stack.push(v[k], depth + 1);
+    }
+  }
+}
+
+/** `JSON.stringify(value)` within the limits above; throws what either throws. */
+export function jsonText(value) {
+  bounded(value);
+  return JSON.stringify(value);
+}
 
 /**
  * Where `schema`'s compiled form is, in one call:
@@ -22,12 +55,12 @@ let pending = null; // the text of the last miss, until schemaRemember() or the 
  * - a number >= 0: the slot of its compiled form (its JSON text was seen);
  * - a number < 0: minus the id of the live selfheal `Schema` it is;
  * - `null`: it looks like a `Schema` without a readable id (freed?); the caller checks;
- * - a string: its JSON text, seen for the first time (schemaRemember() keeps it);
+ * - a string: its JSON text, seen for the first time (hand it to `schemaRemember` once its
+ *   compiled form has a slot on the Rust side);
  * - `false`: JSON.stringify gave nothing (a function).
- * Throws what JSON.stringify throws (cycles, BigInt, a throwing toJSON or getter).
+ * Throws what `jsonText` throws (cycles, BigInt, a throwing toJSON or getter, limits).
  */
 export function schemaLookup(schema) {
-  pending = null;
   if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) {
     return undefined;
   }
@@ -46,7 +79,7 @@ export function schemaLookup(schema) {
     }
     return typeof id === 'number' && id > 0 ? -id : null;
   }
-  const text = JSON.stringify(schema);
+  const text = jsonText(schema);
   if (typeof text !== 'string') return false;
   const same = byLength.get(text.length);
   if (same !== undefined) {
@@ -54,13 +87,11 @@ export function schemaLookup(schema) {
       if (same[i].text === text) return same[i].slot;
     }
   }
-  pending = text;
   return text;
 }
 
-/** Keep the last missed text under a slot (reusing the oldest one when full); -1 if none. */
-export function schemaRemember() {
-  if (pending === null) return -1;
+/** Keep `text` (a miss of `schemaLookup`) under a slot, reusing the oldest one when full. */
+export function schemaRemember(text) {
   let slot = entries.length;
   if (entries.length >= MAX_SLOTS) {
     const oldest = entries.shift();
@@ -69,11 +100,10 @@ export function schemaRemember() {
     if (same.length === 0) byLength.delete(oldest.text.length);
     slot = oldest.slot;
   }
-  const entry = { text: pending, slot };
-  pending = null;
+  const entry = { text, slot };
   entries.push(entry);
-  const same = byLength.get(entry.text.length);
-  if (same === undefined) byLength.set(entry.text.length, [entry]);
+  const same = byLength.get(text.length);
+  if (same === undefined) byLength.set(text.length, [entry]);
   else same.push(entry);
   return slot;
 }

@@ -281,9 +281,16 @@ pub fn type_name(v: &JsValue) -> &'static str {
     }
 }
 
+#[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
+extern "C" {
+    /// `JSON.stringify`, refusing at once what no reader takes (js/snippets/schema_keys.js).
+    #[wasm_bindgen(catch, js_name = jsonText)]
+    fn json_text_js(v: &JsValue) -> Result<JsValue, JsValue>;
+}
+
 /// `JSON.stringify(v)` for a value that must be JSON (schemas, values to validate).
 pub fn json_text(v: &JsValue, p: &str) -> Read<String> {
-    match js_sys::JSON::stringify(v) {
+    match json_text_js(v) {
         Ok(s) => match s.as_string() {
             Some(s) => Ok(s),
             None => not_serialisable(p, v, None),

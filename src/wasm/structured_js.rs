@@ -24,13 +24,14 @@ thread_local! {
 
 #[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
 extern "C" {
-    /// A slot number, the schema's JSON text (a miss), `null` for a `Schema` instance or
-    /// `undefined`; throws what `JSON.stringify` throws.
+    /// Where a schema's compiled form is (see the snippet): a slot, minus a `Schema` id, `null`
+    /// for a freed `Schema`, its JSON text on a miss, `false`, or `undefined` for a non-object;
+    /// throws what `jsonText` throws.
     #[wasm_bindgen(catch, js_name = schemaLookup)]
     fn schema_lookup(schema: &JsValue) -> Result<JsValue, JsValue>;
-    /// The slot the last missed text now has.
+    /// Keeps a missed text (handed back as the JS string it was) under a slot; the slot.
     #[wasm_bindgen(js_name = schemaRemember)]
-    fn schema_remember() -> i32;
+    fn schema_remember(text: &JsValue) -> i32;
 }
 
 /// Compile (or fetch from the cache) a schema given as an object, a string or a `Schema`.
@@ -88,7 +89,7 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
             let Ok(mut s) = s.try_borrow_mut() else {
                 return;
             };
-            let Ok(slot) = usize::try_from(schema_remember()) else {
+            let Ok(slot) = usize::try_from(schema_remember(&found)) else {
                 return;
             };
             if s.len() <= slot {
