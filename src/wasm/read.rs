@@ -318,9 +318,10 @@ extern "C" {
     /// `catch` although it never throws by design.
     #[wasm_bindgen(catch, js_name = gatherError)]
     fn gather_error(error: &JsValue) -> Result<String, JsValue>;
-    /// `{kind: "error", error, costUsd?}` in one call, or "" for any other outcome.
-    #[wasm_bindgen(catch, js_name = gatherErrorOutcome)]
-    fn gather_error_outcome(outcome: &JsValue) -> Result<String, JsValue>;
+    /// How `next(outcome)` starts, as JSON text of [`Start`]: an error outcome read whole, the
+    /// kind of another, or "read the fields".
+    #[wasm_bindgen(catch, js_name = startOutcome)]
+    fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
 
 /// A string or a finite number, as js/snippets/gather.js keeps them.
@@ -461,15 +462,29 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// An error outcome as js/snippets/gather.js `gatherErrorOutcome` reads it.
+/// How `next(outcome)` starts, as js/snippets/gather.js `startOutcome` reports it.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GatheredOutcome {
+struct Start {
+    #[serde(rename = "as")]
+    tag: StartTag,
+    #[serde(default)]
     cost_usd: f64,
+    #[serde(default)]
     error: Gathered,
+    #[serde(default)]
+    kind: String,
 }
 
-/// How reading an outcome starts (js/snippets/gather.js `gatherErrorOutcome`, one crossing).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum StartTag {
+    Error,
+    Kind,
+    Fields,
+}
+
+/// How reading an outcome starts (one crossing).
 pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),
@@ -480,18 +495,26 @@ pub enum OutcomeStart {
 }
 
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
-    let Ok(text) = gather_error_outcome(outcome) else {
-        return OutcomeStart::Unread;
-    };
-    if !text.starts_with('{') {
-        return match text.as_str() {
-            "reply" | "rejected" | "invalid" => OutcomeStart::Kind(text),
-            _ => OutcomeStart::Unread,
-        };
-    }
-    match serde_json::from_str::<GatheredOutcome>(&text) {
-        Ok(o) => OutcomeStart::Error(o.error.into(), o.cost_usd),
-        Err(_) => OutcomeStart::Unread,
+    let start = start_outcome(outcome)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Start>(&text).ok());
+    match start {
+        Some(Start {
+            tag: StartTag::Error,
+            cost_usd,
+            error,
+            ..
+        }) => OutcomeStart::Error(error.into(), cost_usd),
+        Some(Start {
+            tag: StartTag::Kind,
+            kind,
+            ..
+        }) => OutcomeStart::Kind(kind),
+        Some(Start {
+            tag: StartTag::Fields,
+            ..
+        })
+        | None => OutcomeStart::Unread,
     }
 }
 

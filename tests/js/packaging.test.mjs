@@ -87,9 +87,9 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   ].sort());
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
   const exported = {
-    "gather.js": ["gatherError", "gatherErrorOutcome"],
+    "gather.js": ["gatherError", "startOutcome"],
     "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done"],
-    "schema_keys.js": ["schemaLookup", "schemaRemember"],
+    "schema_keys.js": ["jsonText", "schemaLookup", "schemaRemember"],
   };
   for (const [name, names] of Object.entries(exported)) {
     const source = readFileSync(join(ROOT, "js", "snippets", name), "utf8");
