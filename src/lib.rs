@@ -75,8 +75,8 @@ pub use classify::{
 };
 pub use prompt::{build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt};
 pub use repair_loop::{
-    Attempt, Budget, FallbackPlan, Instruction, LoopConfig, LoopReport, Mode, OptionError, Outcome,
-    RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
+    Attempt, Budget, FallbackPlan, Instruction, LoopConfig, LoopOptions, LoopReport, Mode,
+    OptionError, Outcome, RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
 };
 pub use structured::{
     parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,

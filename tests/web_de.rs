@@ -8,9 +8,9 @@
 //! * **Conversion**: every serde shape the options use (strings, numbers, whole numbers, `Option`,
 //!   unit enums by serde name, internally tagged enums, structs, maps, arrays, JSON values) from
 //!   real JS values, with the error kind (`TypeError`/`RangeError`) and the full field path.
-//! * **Agreement with today's reader**: `LoopOptions` (drafted here as serde types, as the core
-//!   will hold them) read by the Deserializer give the same loop as `new RepairLoop` does, and
-//!   every bad option in the table is refused with the same kind, naming the same field.
+//! * **Agreement with `new RepairLoop`**: the core's `LoopOptions` read by the Deserializer give
+//!   the same loop as the class does, and every bad option in the `[path, value, kind]` table is
+//!   refused with that kind, naming that field.
 //! * **Hostile values** from tests/web_hostile.rs in every field: never a trap, a typed error
 //!   naming the field, and limits checked before work (a sparse array of length 2^32−1, a
 //!   100,000-deep object, a cycle, an object that repeats itself as its own children).
@@ -32,11 +32,9 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-use selfheal::wasm::de::{self, from_js, from_js_with, Keys, Limits};
+use selfheal::wasm::de::{from_js, from_js_with, Keys, Limits};
 use selfheal::wasm::JsRepairLoop;
-use selfheal::{
-    Backoff, Budget, FallbackPlan, Jitter, Locale, LoopConfig, Mode, Prompt, RepairLoop,
-};
+use selfheal::{FallbackPlan, Locale, LoopOptions, Mode, RepairLoop};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -198,96 +196,16 @@ fn assert_refused_within<T: std::fmt::Debug>(
     message
 }
 
-// ---------------------------------------------------------------- the draft LoopOptions
+// ---------------------------------------------------------------- LoopOptions
 
-/// `LoopOptions` as serde types: what the core's `repair_loop/config.rs` will hold in phase B.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LoopOptions {
-    prompt: Prompt,
-    mode: Option<Mode>,
-    alternate_prompt: Option<Prompt>,
-    fallback: Option<FallbackPlan>,
-    budget: Option<BudgetOptions>,
-    backoff: Option<BackoffOptions>,
-    local_repair: Option<bool>,
-    locale: Option<Locale>,
-    max_raw_chars: Option<u32>,
-    seed: Option<f64>,
-}
+/// `null` kept apart from absent (`selfheal::wire::nullable`).
+use selfheal::wire::nullable;
 
-/// `null` kept apart from absent: `maxPromptChars: null` means no limit, absent the default.
-fn nullable<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct BudgetOptions {
-    transient: Option<u32>,
-    repairable: Option<u32>,
-    semantic_invalid: Option<u32>,
-    #[serde(default, deserialize_with = "nullable")]
-    cost_ceiling_usd: Option<Option<f64>>,
-    #[serde(default, deserialize_with = "nullable")]
-    deadline_ms: Option<Option<f64>>,
-    #[serde(default, alias = "\u{0}null", deserialize_with = "nullable")]
-    max_prompt_chars: Option<Option<u32>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct BackoffOptions {
-    base_ms: Option<f64>,
-    max_ms: Option<f64>,
-    jitter: Option<Jitter>,
-    jitter_ms: Option<f64>,
-    max_retry_after_ms: Option<f64>,
-}
-
-impl LoopOptions {
-    fn resolve(self) -> LoopConfig {
-        let seed = match self.seed {
-            Some(n) if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 => n as i64 as u64,
-            Some(n) => n.to_bits(),
-            None => 0,
-        };
-        let mut c = LoopConfig::new(self.prompt, seed);
-        c.mode = self.mode.unwrap_or_default();
-        c.alternate_prompt = self.alternate_prompt;
-        c.fallback = self.fallback;
-        let o = self.budget.unwrap_or_default();
-        let d = Budget::default_for(c.mode);
-        c.budget = Budget {
-            transient: o.transient.unwrap_or(d.transient),
-            repairable: o.repairable.unwrap_or(d.repairable),
-            semantic_invalid: o.semantic_invalid.unwrap_or(d.semantic_invalid),
-            cost_ceiling_usd: o.cost_ceiling_usd.unwrap_or(d.cost_ceiling_usd),
-            deadline_ms: o.deadline_ms.unwrap_or(d.deadline_ms),
-            max_prompt_chars: o.max_prompt_chars.unwrap_or(d.max_prompt_chars),
-        };
-        let o = self.backoff.unwrap_or_default();
-        let d = Backoff::default();
-        c.backoff = Backoff {
-            base_ms: o.base_ms.unwrap_or(d.base_ms),
-            max_ms: o.max_ms.unwrap_or(d.max_ms),
-            jitter: o.jitter.unwrap_or(d.jitter),
-            jitter_ms: o.jitter_ms.unwrap_or(d.jitter_ms),
-            max_retry_after_ms: o.max_retry_after_ms.unwrap_or(d.max_retry_after_ms),
-        };
-        c.local_repair = self.local_repair.unwrap_or(c.local_repair);
-        c.locale = self.locale.unwrap_or(c.locale);
-        c.max_raw_chars = self.max_raw_chars.unwrap_or(c.max_raw_chars);
-        c
-    }
-}
-
-/// Deserialize, then `check()`: the loop from options as phase B's constructor will make it.
+/// Deserialize, then `check()`: the core path of `new RepairLoop`, without the class (no schema,
+/// rules or drawn seed; seed 0 when none is given).
 fn loop_by_de(options: &JsValue) -> Result<RepairLoop, JsValue> {
     let o: LoopOptions = from_js(options, "options")?;
-    RepairLoop::new(o.resolve(), None).map_err(|e| {
+    RepairLoop::new(o.resolve(0), None).map_err(|e| {
         let kind = if e.is_range {
             "RangeError"
         } else {
@@ -314,7 +232,7 @@ fn without_seed(mut state: Value) -> Value {
     state
 }
 
-/// The loop `new RepairLoop` makes today, as its `toJSON` state.
+/// The loop `new RepairLoop` makes, as its `toJSON` state.
 fn loop_by_hand(options: &JsValue) -> Result<Value, JsValue> {
     let l = JsRepairLoop::new(options.clone(), JsValue::UNDEFINED)?;
     Ok(rs(&l.to_json()?))
@@ -601,7 +519,7 @@ fn hostile_values_in_every_field() {
 #[derive(Debug, Deserialize)]
 struct Lists {
     names: Option<Vec<String>>,
-    #[serde(default, deserialize_with = "de::any_json")]
+    #[serde(default, deserialize_with = "selfheal::wire::any_json")]
     json: Value,
     any: Option<Value>,
 }
@@ -680,7 +598,11 @@ struct Shapes {
     rules: Option<BTreeMap<String, u32>>,
     #[serde(default, alias = "\u{0}null", deserialize_with = "nullable")]
     nullable: Option<Option<u32>>,
-    #[serde(default, alias = "\u{0}null 2", deserialize_with = "present")]
+    #[serde(
+        default,
+        alias = "\u{0}null 2",
+        deserialize_with = "selfheal::wire::present_json"
+    )]
     default_value: Option<Value>,
     /// `null` is absent here: the default.
     #[serde(default = "seven")]
@@ -689,11 +611,6 @@ struct Shapes {
 
 fn seven() -> u32 {
     7
-}
-
-/// Only an absent field is `None`: `null` is a value (FallbackChain's `defaultValue`).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    de::any_json(d).map(Some)
 }
 
 #[wasm_bindgen_test]
@@ -847,11 +764,13 @@ fn enums_by_their_serde_names() {
 
 // ---------------------------------------------------------------- timing
 
-/// `new RepairLoop(options)` today against deserialize + resolve + `RepairLoop::new`, on the
-/// same options (no schema: reading a schema is the same code either way). Prints the figures
-/// (`--release` for meaningful ones) and checks both gave the same loop.
+/// `new RepairLoop(options)` against its core path (deserialize + resolve + `RepairLoop::new`)
+/// on the same options: what the class adds around the Deserializer (the schema and rules
+/// reads, the registry). Prints the figures (`--release` for meaningful ones; the before/after
+/// comparison with the hand readers is bench/compare.mjs, docs/PERFORMANCE.md) and checks both
+/// gave the same loop.
 #[wasm_bindgen_test]
-fn de_against_the_hand_reader_timing() {
+fn class_against_core_path_timing() {
     let options = js(json!({
         "prompt": { "system": "Reply with JSON.", "user": "Where is the Eiffel Tower?" },
         "mode": "fix",
@@ -887,8 +806,8 @@ fn de_against_the_hand_reader_timing() {
         v[v.len() / 2]
     };
     console_log!(
-        "options → RepairLoop, median of {ROUNDS} interleaved rounds × {N}: hand reader {:.2} µs, \
-         Deserializer {:.2} µs, ratio {:.3}",
+        "options → RepairLoop, median of {ROUNDS} interleaved rounds × {N}: class {:.2} µs, \
+         core path {:.2} µs, ratio {:.3}",
         median(&mut hand),
         median(&mut de),
         median(&mut ratios)

@@ -304,16 +304,7 @@ impl JsSchema {
     }
 
     pub fn parse(&self, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let options = parse_options(&options)?;
-        if let Some(refused) = too_long_unread(&raw, &options) {
-            return refused;
-        }
-        let text = raw_arg(&raw, "raw")?;
-        parsed_to_js(
-            &raw,
-            &text,
-            &structured::parse(&text, Some(&self.compiled), &options),
-        )
+        parse_with(&self.compiled, &raw, &options)
     }
 
     pub fn validate(&self, value: JsValue) -> Result<JsValue, JsValue> {
@@ -334,15 +325,25 @@ pub fn parse_structured(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let compiled = schema_arg(&schema, "schema")?;
-    let options = parse_options(&options)?;
-    if let Some(refused) = too_long_unread(&raw, &options) {
+    parse_with(&compiled, &raw, &options)
+}
+
+/// `Schema.parse(raw, options)` and `parseStructured(_, raw, options)`: a reply too long to
+/// copy is refused unread; anything else is parsed against `compiled`.
+fn parse_with(
+    compiled: &CompiledSchema,
+    raw: &JsValue,
+    options: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let options = parse_options(options)?;
+    if let Some(refused) = too_long_unread(raw, &options) {
         return refused;
     }
-    let text = raw_arg(&raw, "raw")?;
+    let text = raw_arg(raw, "raw")?;
     parsed_to_js(
-        &raw,
+        raw,
         &text,
-        &structured::parse(&text, Some(&compiled), &options),
+        &structured::parse(&text, Some(compiled), &options),
     )
 }
 
