@@ -6,10 +6,12 @@
 //
 // Each row runs a batch on the old build, then on the new one, `rounds` times; the figure is the
 // median per build and new/old. Rows: Schema.parse of the 0.5 KB and 15 KB orders, and
-// new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object.
+// new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object, the
+// same with the city schema, a transient next(), and new Schema + free of a seen order and city
+// schema (the rows the JS boundary moves).
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ORDER_SCHEMA, PROMPT, orderText } from './fixtures.mjs';
+import { CITY_REPLY, CITY_SCHEMA, ORDER_SCHEMA, PROMPT, orderText } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
@@ -29,6 +31,16 @@ const loop = (l) => {
   x.free();
   if (step.type !== 'done') throw new Error(`ab: the loop answered ${step.type}`);
 };
+const cityLoop = (l) => {
+  const x = new l.RepairLoop({ prompt: PROMPT, schema: CITY_SCHEMA, seed: 1 });
+  const step = x.next({ kind: 'reply', text: CITY_REPLY });
+  x.free();
+  if (step.type !== 'done') throw new Error(`ab: the loop answered ${step.type}`);
+};
+const transient = libs.map((l) => {
+  const x = new l.RepairLoop({ prompt: PROMPT, budget: { transient: 1e9 }, seed: 1 });
+  return () => x.next({ kind: 'error', error: { status: 503 } }, 1_700_000_000_000);
+});
 for (const s of schemas) {
   if (!s.parse(small).ok || !s.parse(large).ok) throw new Error('ab: a build rejected a valid order');
 }
@@ -43,6 +55,10 @@ for (const [name, fns, n] of [
   ['parse 0.5k', schemas.map((s) => () => s.parse(small)), 2000],
   ['parse 15k', schemas.map((s) => () => s.parse(large)), 100],
   ['loop order', libs.map((l) => () => loop(l)), 1000],
+  ['loop city', libs.map((l) => () => cityLoop(l)), 5000],
+  ['transient', transient, 10000],
+  ['schema seen', libs.map((l) => () => new l.Schema(ORDER_SCHEMA).free()), 5000],
+  ['schema city', libs.map((l) => () => new l.Schema(CITY_SCHEMA).free()), 20000],
 ]) {
   fns.forEach((f) => time(f, n)); // warm-up
   const samples = fns.map(() => []);

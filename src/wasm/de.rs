@@ -117,6 +117,18 @@ pub fn from_js_with<T: DeserializeOwned>(
     read_js(value, root, limits, keys).map_err(Into::into)
 }
 
+/// An argument that may be left out (`undefined`/`null`: `T::default()`), read with the default
+/// limits; the common case, left out, costs one call into JS.
+pub(crate) fn optional<T: DeserializeOwned + Default>(
+    value: &JsValue,
+    root: &str,
+) -> Result<T, read::Bad> {
+    if value.is_null_or_undefined() {
+        return Ok(T::default());
+    }
+    read_js(value, root, Limits::DEFAULT, Keys::Declared)
+}
+
 /// [`from_js_with`] with the error still in Rust, for readers that compose.
 pub(crate) fn read_js<T: DeserializeOwned>(
     value: &JsValue,
@@ -130,7 +142,7 @@ pub(crate) fn read_js<T: DeserializeOwned>(
         values: Cell::new(0),
     };
     T::deserialize(JsDe {
-        value: value.clone(),
+        value: Val::Ref(value),
         depth: 0,
         nullish: None,
         ctx: &ctx,
@@ -274,9 +286,25 @@ struct Ctx {
     values: Cell<u32>,
 }
 
+/// A value read from JS, or the caller's own (the root: no clone, which is a call into the glue).
+enum Val<'c> {
+    Ref(&'c JsValue),
+    Own(JsValue),
+}
+
+impl std::ops::Deref for Val<'_> {
+    type Target = JsValue;
+    fn deref(&self) -> &JsValue {
+        match self {
+            Val::Ref(v) => v,
+            Val::Own(v) => v,
+        }
+    }
+}
+
 /// One JS value at one depth.
 struct JsDe<'c> {
-    value: JsValue,
+    value: Val<'c>,
     depth: u32,
     /// Whether it is `null`/`undefined`, when already known (a struct field that was
     /// present): one call into JS fewer.
@@ -295,7 +323,7 @@ impl<'c> JsDe<'c> {
         }
         self.ctx.values.set(n);
         Ok(JsDe {
-            value,
+            value: Val::Own(value),
             depth: self.depth + 1,
             nullish,
             ctx: self.ctx,

@@ -136,10 +136,7 @@ fn schema_instance_text(v: &JsValue, field: &str) -> Read<Option<String>> {
 
 /// `{ localRepair?, stopReason?, coerce?, maxReplyChars? }`, or the defaults.
 fn parse_options(v: &JsValue) -> Read<ParseOptions> {
-    Ok(
-        de::read_js::<Option<ParseOptions>>(v, "options", de::Limits::DEFAULT, de::Keys::Declared)?
-            .unwrap_or_default(),
-    )
+    de::optional(v, "options")
 }
 
 /// `new Schema(schema, { formats, resources })`: `None` for the defaults, so the schema is
@@ -153,9 +150,7 @@ fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
         #[serde(default, deserialize_with = "crate::wire::present_json")]
         resources: Option<serde_json::Value>,
     }
-    let given: Given =
-        de::read_js::<Option<Given>>(v, "options", de::Limits::DEFAULT, de::Keys::Declared)?
-            .unwrap_or_default();
+    let given: Given = de::optional(v, "options")?;
     let mut resources = Vec::new();
     match given.resources {
         None => {}
@@ -412,9 +407,7 @@ pub fn build_repair_prompt(
     let report = report_arg(&report)?;
     let compiled = schema_arg(&schema, "schema")?;
     let raw = raw_arg(&raw, "raw")?;
-    let options: PromptOptions =
-        de::read_js::<Option<_>>(&options, "options", de::Limits::DEFAULT, de::Keys::Declared)?
-            .unwrap_or_default();
+    let options: PromptOptions = de::optional(&options, "options")?;
     let (max_raw, locale) = (
         options
             .max_raw_chars

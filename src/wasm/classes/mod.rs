@@ -54,7 +54,7 @@ impl<T: Serialize> State<T> {
 
 /// `options` of a constructor whose options may be left out (`undefined`/`null`: the defaults).
 pub(crate) fn optional_options<T: DeserializeOwned + Default>(v: &JsValue) -> Result<T, JsValue> {
-    Ok(de::from_js::<Option<T>>(v, "options")?.unwrap_or_default())
+    Ok(de::optional(v, "options")?)
 }
 
 /// A core check's error, named under `options` (`now` is an argument of its own).
