@@ -1,6 +1,8 @@
 //! What the jsonschema patch (patches/jsonschema/README.md) replaced, held to the answers of what
 //! it replaced: `contentEncoding` (drafts 6 and 7 assert it) decoded by the patch's RFC 4648
-//! decoder against the `data-encoding` crate that upstream uses.
+//! decoder against the `data-encoding` crate that upstream uses; and the meta-validation
+//! prefilter (a 2020-12 schema it says certainly conforms skips the meta-validator) against the
+//! meta-validator itself.
 
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
@@ -180,4 +182,216 @@ fn content_encodings_decode_as_data_encoding_does() {
         assert!(c.valid > 1000, "{encoding}: only {} valid inputs", c.valid);
         assert!(c.checked - c.valid > 1000, "{encoding}: too few invalid inputs");
     }
+}
+
+/// A value of the generated corpus: right-shaped for some keyword, wrong-shaped, or in between.
+const ODD_VALUES: &str = r###"[
+  -1, 0, 1, 2, 1.5, 1.0, 0.0, -0.0, 1e300, 1e-300, 18446744073709551615, -9223372036854775808,
+  "", "string", "#", "a#", "a#b", "##", "http://example.com/s#", "http://example.com/s#x",
+  "a\n", "a\n#", "_a", "a-b.c_d", "1a", "-a", ".a", "a b", "é", "A", "object", "array", "integer",
+  "null", "number", "boolean", "Object", "float",
+  true, false, null,
+  [], [1], ["a"], ["a", "a"], ["a", "b"], ["a", 1], ["string", "null"], ["string", "string"],
+  ["object"], ["objet"], [true], [{}], [[]], [null],
+  {}, {"a": 1}, {"a": true}, {"a": {}}, {"a": []}, {"a": ["x"]}, {"a": ["x", "x"]},
+  {"a": "x"}, {"a": null}, {"https://json-schema.org/draft/2020-12/vocab/core": true}
+]"###;
+
+const KEYWORDS: &[&str] = &[
+    "$id", "$schema", "$ref", "$dynamicRef", "$recursiveRef", "$comment", "$anchor",
+    "$dynamicAnchor", "$recursiveAnchor", "$vocabulary", "$defs", "definitions", "properties",
+    "patternProperties", "dependentSchemas", "prefixItems", "allOf", "anyOf", "oneOf", "items",
+    "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
+    "unevaluatedItems", "unevaluatedProperties", "contentSchema", "dependencies", "type", "enum",
+    "examples", "const", "default", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+    "exclusiveMinimum", "maxLength", "minLength", "maxItems", "minItems", "maxContains",
+    "minContains", "maxProperties", "minProperties", "uniqueItems", "deprecated", "readOnly",
+    "writeOnly", "required", "dependentRequired", "title", "description", "format",
+    "contentEncoding", "contentMediaType", "pattern", "x-unknown", "nullable", "$unknown",
+];
+
+/// Keywords whose value is a schema, a map of schemas, or an array of schemas.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items", "contains", "additionalProperties", "propertyNames", "if", "then", "else", "not",
+    "unevaluatedItems", "unevaluatedProperties", "contentSchema",
+];
+const MAP_KEYWORDS: &[&str] = &[
+    "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies",
+];
+const ARRAY_KEYWORDS: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf"];
+
+fn generated_schema(gen: &mut Gen, odd: &[Value], depth: usize) -> Value {
+    if depth > 3 || gen.below(6) == 0 {
+        return if gen.below(2) == 0 { json!(true) } else { json!({}) };
+    }
+    let mut map = serde_json::Map::new();
+    if depth == 0 && gen.below(4) == 0 {
+        map.insert(
+            "$schema".into(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
+    }
+    for _ in 0..1 + gen.below(4) {
+        let keyword = KEYWORDS[gen.below(KEYWORDS.len())];
+        let value = if gen.below(3) == 0 {
+            odd[gen.below(odd.len())].clone()
+        } else if SCHEMA_KEYWORDS.contains(&keyword) {
+            generated_schema(gen, odd, depth + 1)
+        } else if MAP_KEYWORDS.contains(&keyword) {
+            let mut members = serde_json::Map::new();
+            for name in ["a", "b", "c"].iter().take(gen.below(4)) {
+                let member = if gen.below(5) == 0 {
+                    odd[gen.below(odd.len())].clone()
+                } else {
+                    generated_schema(gen, odd, depth + 1)
+                };
+                members.insert((*name).into(), member);
+            }
+            Value::Object(members)
+        } else if ARRAY_KEYWORDS.contains(&keyword) {
+            Value::Array(
+                (0..gen.below(4))
+                    .map(|_| generated_schema(gen, odd, depth + 1))
+                    .collect(),
+            )
+        } else {
+            odd[gen.below(odd.len())].clone()
+        };
+        map.insert(keyword.into(), value);
+    }
+    Value::Object(map)
+}
+
+/// Schemas people write: the prefilter must take them all, or the first compile in a fresh
+/// process builds the meta-validator after all.
+fn ordinary_schemas() -> Vec<Value> {
+    vec![
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/order.json",
+            "type": "object",
+            "required": ["id", "items"],
+            "additionalProperties": false,
+            "properties": {
+                "id": {"type": "string", "pattern": "^ord_[A-Za-z0-9]{8,}$"},
+                "status": {"enum": ["pending", "paid"]},
+                "items": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/item"}},
+                "total": {"type": "number", "minimum": 0, "multipleOf": 0.01},
+                "note": {"type": ["string", "null"], "maxLength": 200, "description": "free text"},
+                "tags": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+                "meta": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"},
+                         "additionalProperties": {"type": "string"}, "maxProperties": 10}
+            },
+            "$defs": {
+                "item": {
+                    "$anchor": "item",
+                    "type": "object",
+                    "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}},
+                    "required": ["sku", "qty"],
+                    "dependentRequired": {"sku": ["qty"]},
+                    "oneOf": [{"required": ["sku"]}, {"required": ["qty"]}],
+                    "unevaluatedProperties": false
+                }
+            },
+            "if": {"properties": {"status": {"const": "paid"}}},
+            "then": {"required": ["total"]},
+            "else": true,
+            "examples": [{"id": "ord_12345678", "items": []}],
+            "title": "Order", "deprecated": false, "readOnly": false,
+            "contentMediaType": "application/json", "x-extension": {"anything": [1, 2]}
+        }),
+        json!({"anyOf": [{"type": "string"}, {"type": "integer", "exclusiveMinimum": 0}],
+               "not": {"const": 3}, "default": null, "format": "email"}),
+        json!({"prefixItems": [{"type": "string"}, true], "items": false, "contains": {"type": "number"},
+               "minContains": 1, "maxContains": 3, "unevaluatedItems": false}),
+        json!({"$defs": {"node": {"$dynamicAnchor": "node", "type": "object",
+                                   "properties": {"next": {"$dynamicRef": "#node"}}}},
+               "$ref": "#/$defs/node", "$comment": "a list"}),
+        json!({"definitions": {"a": {"type": "string"}}, "dependencies": {"a": ["b"], "b": {"required": ["c"]}},
+               "$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": true}}),
+    ]
+}
+
+#[test]
+fn the_2020_12_prefilter_only_passes_schemas_the_meta_schema_accepts() {
+    let odd: Vec<Value> = serde_json::from_str(ODD_VALUES).unwrap();
+    let mut candidates: Vec<Value> = odd.clone();
+    candidates.extend(ordinary_schemas());
+    for file in ["pattern.json", "patternProperties.json", "optional-ecmascript-regex.json"] {
+        let path = format!("{}/tests/corpus/regex-suite/{file}", env!("CARGO_MANIFEST_DIR"));
+        let groups: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for group in groups {
+            candidates.push(group["schema"].clone());
+            for case in group["tests"].as_array().unwrap() {
+                candidates.push(case["data"].clone());
+            }
+        }
+    }
+    let mut gen = Gen(2020_12);
+    for _ in 0..60_000 {
+        candidates.push(generated_schema(&mut gen, &odd, 0));
+    }
+    let (mut passed, mut conforming) = (0, 0);
+    for schema in &candidates {
+        // The draft the compiler would pick: the prefilter is only asked about 2020-12 schemas.
+        let is_2020_12 = match schema.get("$schema") {
+            None => true,
+            Some(uri) => uri == "https://json-schema.org/draft/2020-12/schema",
+        };
+        if !is_2020_12 || !(schema.is_object() || schema.is_boolean()) {
+            continue;
+        }
+        let conforms = jsonschema::meta::is_valid(schema);
+        let prefilter = jsonschema::__selfheal_conforms_2020_12(schema);
+        assert!(
+            conforms || !prefilter,
+            "the prefilter passed a schema the meta-schema rejects: {schema}\n{:?}",
+            jsonschema::meta::validate(schema).err().map(|e| e.to_string())
+        );
+        conforming += usize::from(conforms);
+        passed += usize::from(prefilter);
+    }
+    // Enough of both kinds to mean something, and most conforming schemas taken.
+    eprintln!("{} candidates, {conforming} conforming, {passed} passed", candidates.len());
+    assert!(conforming > 12_000 && candidates.len() - conforming > 12_000, "{conforming} conforming");
+    assert!(passed * 10 > conforming * 8, "the prefilter passed {passed} of {conforming}");
+    for schema in ordinary_schemas() {
+        assert!(jsonschema::__selfheal_conforms_2020_12(&schema), "not passed: {schema}");
+    }
+}
+
+#[test]
+fn an_invalid_2020_12_schema_still_gets_the_meta_validators_error() {
+    for schema in [
+        json!({"type": "object", "properties": {"a": {"minLength": -1}}}),
+        json!({"type": "strin"}),
+        json!({"$id": "http://example.com/a#b"}),
+        json!({"required": ["a", "a"]}),
+        json!({"properties": {"a": {"$anchor": "1a"}}}),
+        json!({"allOf": []}),
+    ] {
+        let upstream = jsonschema::meta::validate(&schema).unwrap_err();
+        let ours = CompiledSchema::from_value(schema.clone()).unwrap_err();
+        assert_eq!(ours.path, upstream.instance_path().as_str(), "{schema}");
+        assert_eq!(ours.message, upstream.to_string(), "{schema}");
+    }
+}
+
+#[test]
+fn an_embedded_resource_with_its_own_dialect_is_still_checked_against_that_dialect() {
+    // The 2020-12 meta-schema accepts this document; draft 4's, which governs `$defs/a`, does not
+    // (`exclusiveMinimum` is a boolean there). A `$schema` below the root sends the prefilter's
+    // "not sure", and the compiler checks each embedded resource against its own meta-schema.
+    let schema = json!({"$defs": {"a": {
+        "$id": "http://example.com/a",
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "exclusiveMinimum": 5
+    }}});
+    assert!(jsonschema::meta::is_valid(&schema));
+    assert!(!jsonschema::__selfheal_conforms_2020_12(&schema));
+    let error = CompiledSchema::from_value(schema).unwrap_err();
+    assert_eq!(error.path, "/$defs/a/exclusiveMinimum");
+    assert_eq!(error.message, "5 is not of type \"boolean\"");
 }

@@ -1346,6 +1346,10 @@ mod http;
 mod keywords;
 #[cfg(all(feature = "macros", not(target_family = "wasm")))]
 mod meta_codegen;
+// selfheal patch: meta-validation skipped for 2020-12 schemas that certainly conform.
+mod meta_prefilter;
+#[doc(hidden)]
+pub use meta_prefilter::__selfheal_conforms_2020_12;
 mod node;
 mod options;
 pub mod output;
