@@ -1,8 +1,10 @@
 //! What the jsonschema patch (patches/jsonschema/README.md) replaced, held to the answers of what
 //! it replaced: `contentEncoding` (drafts 6 and 7 assert it) decoded by the patch's RFC 4648
-//! decoder against the `data-encoding` crate that upstream uses; and the meta-validation
-//! prefilter (a 2020-12 schema it says certainly conforms skips the meta-validator) against the
-//! meta-validator itself.
+//! decoder against the `data-encoding` crate that upstream uses; `multipleOf` with a fractional
+//! divisor against upstream's `jsonschema_value::numeric::is_multiple_of_float`, whose last
+//! resort (`fraction`'s big rationals) the patch computes without big integers; and the
+//! meta-validation prefilter (a 2020-12 schema it says certainly conforms skips the
+//! meta-validator) against the meta-validator itself.
 
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
@@ -394,4 +396,64 @@ fn an_embedded_resource_with_its_own_dialect_is_still_checked_against_that_diale
     let error = CompiledSchema::from_value(schema).unwrap_err();
     assert_eq!(error.path, "/$defs/a/exclusiveMinimum");
     assert_eq!(error.message, "5 is not of type \"boolean\"");
+}
+
+#[test]
+fn multiple_of_a_fraction_answers_as_upstream_does() {
+    use serde_json::Number;
+    let mut gen = Gen(0x6d75_6c74);
+    let random_f64 = |gen: &mut Gen| -> f64 {
+        match gen.below(6) {
+            // Any bit pattern: every magnitude, subnormals included.
+            0 => f64::from_bits(gen.next() & !(0x7ff << 52) | ((gen.below(2047) as u64) << 52)),
+            // Short decimals, as schemas and replies write them.
+            1 => (gen.below(20_000) as f64 - 10_000.0) / 10f64.powi(gen.below(6) as i32),
+            // Decimals at extreme scales, where upstream falls back to `fraction`.
+            2 => (1 + gen.below(999)) as f64 * 10f64.powi(gen.below(640) as i32 - 330),
+            3 => -((1 + gen.below(99)) as f64) * 10f64.powi(-(gen.below(330) as i32)),
+            4 => (gen.next() >> 11) as f64 * 2f64.powi(gen.below(200) as i32 - 100),
+            _ => [0.0, -0.0, 5e-324, 1e-300, 1e300, 0.1, 0.3, 1.5, 1e22, 1e23, 2f64.powi(53)]
+                [gen.below(11)],
+        }
+    };
+    let mut divisors: Vec<f64> = vec![
+        0.01, 0.1, 0.3, 0.5, 2.5, 1e-10, 1e-300, 5e-324, 1e-22, 1e-23, 0.0001, 1.5e-200, 7.3,
+        1.0 / 3.0, 123.456, 4.9e-324,
+    ];
+    while divisors.len() < 160 {
+        let m = random_f64(&mut gen).abs();
+        if m > 0.0 && m.is_finite() && m.fract() != 0.0 {
+            divisors.push(m);
+        }
+    }
+    let (mut checked, mut whole, mut far_apart, mut far_whole) = (0, 0, 0, 0);
+    for m in divisors {
+        assert!(m.fract() != 0.0, "{m} would take the integer validator");
+        let schema = CompiledSchema::from_value(json!({ "multipleOf": m })).unwrap();
+        let mut instances: Vec<Number> = (0..400)
+            .filter_map(|_| Number::from_f64(random_f64(&mut gen)))
+            .collect();
+        // Multiples, near-multiples and integers too, so that both answers come up often.
+        for k in [1.0, 2.0, 3.0, 7.0, 10.0, 1e10, 1e20, 1e40, 1e100, 1e300, 12345.0, 0.5, 1.0001] {
+            instances.extend(Number::from_f64(m * k));
+        }
+        instances.extend([Number::from(0u64), Number::from(7u64), Number::from(-40i64)]);
+        instances.push(Number::from(u64::MAX));
+        for number in instances {
+            let expected = jsonschema_value::numeric::is_multiple_of_float(&number, m);
+            let ours = schema.validate(&Value::Number(number.clone())).is_none();
+            assert_eq!(ours, expected, "{number} multipleOf {m}");
+            let v = number.as_f64().unwrap();
+            checked += 1;
+            whole += usize::from(expected);
+            if v != 0.0 && (v / m).abs().log10().abs() > 40.0 {
+                far_apart += 1;
+                far_whole += usize::from(expected);
+            }
+        }
+    }
+    assert!(checked > 60_000 && whole > 2_000 && checked - whole > 2_000, "{checked} {whole}");
+    // Pairs 40 orders of magnitude apart are where upstream's last resort answers.
+    assert!(far_apart > 5_000 && far_whole > 200 && far_apart - far_whole > 200,
+            "{far_apart} far apart, {far_whole} whole");
 }
