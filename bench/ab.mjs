@@ -6,10 +6,12 @@
 //
 // Each row runs a batch on the old build, then on the new one, `rounds` times; the figure is the
 // median per build and new/old. Rows: Schema.parse of the 0.5 KB and 15 KB orders, and
-// new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object.
+// new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object,
+// repairJson of the 2 KB and 50 KB broken orders, and new Schema + free of the order schema never
+// seen before (a unique $comment: the meta-validation and the compile) and seen before (the cache).
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ORDER_SCHEMA, PROMPT, orderText } from './fixtures.mjs';
+import { ORDER_SCHEMA, PROMPT, orderText, brokenOrderText } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
@@ -22,6 +24,8 @@ if (dirs.length !== 2) {
 const libs = dirs.map((d) => require(path.resolve(d, 'selfheal.js')));
 const small = orderText(512);
 const large = orderText(15000);
+const brokenSmall = brokenOrderText(2 * 1024);
+const brokenLarge = brokenOrderText(50 * 1024);
 const schemas = libs.map((l) => new l.Schema(ORDER_SCHEMA));
 const loop = (l) => {
   const x = new l.RepairLoop({ prompt: PROMPT, schema: ORDER_SCHEMA });
@@ -32,6 +36,15 @@ const loop = (l) => {
 for (const s of schemas) {
   if (!s.parse(small).ok || !s.parse(large).ok) throw new Error('ab: a build rejected a valid order');
 }
+for (const text of [brokenSmall, brokenLarge]) {
+  const [a, b] = libs.map((l) => l.repairJson(text));
+  if (!a || !b || a.text !== b.text || a.fixes.join() !== b.fixes.join()) throw new Error('ab: the builds repair differently');
+}
+let unique = 0;
+const newSchema = (l, seen) => {
+  const s = new l.Schema(seen ? ORDER_SCHEMA : { ...ORDER_SCHEMA, $comment: `ab ${unique++}` });
+  s.free();
+};
 const time = (fn, n) => {
   const t = process.hrtime.bigint();
   for (let i = 0; i < n; i++) fn();
@@ -43,6 +56,10 @@ for (const [name, fns, n] of [
   ['parse 0.5k', schemas.map((s) => () => s.parse(small)), 2000],
   ['parse 15k', schemas.map((s) => () => s.parse(large)), 100],
   ['loop order', libs.map((l) => () => loop(l)), 1000],
+  ['repair 2k', libs.map((l) => () => l.repairJson(brokenSmall)), 500],
+  ['repair 50k', libs.map((l) => () => l.repairJson(brokenLarge)), 20],
+  ['schema new', libs.map((l) => () => newSchema(l, false)), 50],
+  ['schema seen', libs.map((l) => () => newSchema(l, true)), 2000],
 ]) {
   fns.forEach((f) => time(f, n)); // warm-up
   const samples = fns.map(() => []);
