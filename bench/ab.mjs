@@ -7,11 +7,12 @@
 // Each row runs a batch on the old build, then on the new one, `rounds` times; the figure is the
 // median per build and new/old. Rows: Schema.parse of the 0.5 KB and 15 KB orders, and
 // new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object, the
-// same with the city schema, a transient next(), and new Schema + free of a seen order and city
-// schema (the rows the JS boundary moves).
+// same with the city schema, a transient next(), repairJson of the 2 KB and 50 KB broken orders,
+// and new Schema + free of the order schema never seen before (a unique $comment: the
+// meta-validation and the compile), seen before (the cache), and a seen city schema.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { CITY_REPLY, CITY_SCHEMA, ORDER_SCHEMA, PROMPT, orderText } from './fixtures.mjs';
+import { CITY_REPLY, CITY_SCHEMA, ORDER_SCHEMA, PROMPT, orderText, brokenOrderText } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
@@ -24,6 +25,8 @@ if (dirs.length !== 2) {
 const libs = dirs.map((d) => require(path.resolve(d, 'selfheal.js')));
 const small = orderText(512);
 const large = orderText(15000);
+const brokenSmall = brokenOrderText(2 * 1024);
+const brokenLarge = brokenOrderText(50 * 1024);
 const schemas = libs.map((l) => new l.Schema(ORDER_SCHEMA));
 const loop = (l) => {
   const x = new l.RepairLoop({ prompt: PROMPT, schema: ORDER_SCHEMA });
@@ -31,6 +34,9 @@ const loop = (l) => {
   x.free();
   if (step.type !== 'done') throw new Error(`ab: the loop answered ${step.type}`);
 };
+for (const s of schemas) {
+  if (!s.parse(small).ok || !s.parse(large).ok) throw new Error('ab: a build rejected a valid order');
+}
 const cityLoop = (l) => {
   const x = new l.RepairLoop({ prompt: PROMPT, schema: CITY_SCHEMA, seed: 1 });
   const step = x.next({ kind: 'reply', text: CITY_REPLY });
@@ -41,9 +47,15 @@ const transient = libs.map((l) => {
   const x = new l.RepairLoop({ prompt: PROMPT, budget: { transient: 1e9 }, seed: 1 });
   return () => x.next({ kind: 'error', error: { status: 503 } }, 1_700_000_000_000);
 });
-for (const s of schemas) {
-  if (!s.parse(small).ok || !s.parse(large).ok) throw new Error('ab: a build rejected a valid order');
+for (const text of [brokenSmall, brokenLarge]) {
+  const [a, b] = libs.map((l) => l.repairJson(text));
+  if (!a || !b || a.text !== b.text || a.fixes.join() !== b.fixes.join()) throw new Error('ab: the builds repair differently');
 }
+let unique = 0;
+const newSchema = (l, seen) => {
+  const s = new l.Schema(seen ? ORDER_SCHEMA : { ...ORDER_SCHEMA, $comment: `ab ${unique++}` });
+  s.free();
+};
 const time = (fn, n) => {
   const t = process.hrtime.bigint();
   for (let i = 0; i < n; i++) fn();
@@ -57,7 +69,10 @@ for (const [name, fns, n] of [
   ['loop order', libs.map((l) => () => loop(l)), 1000],
   ['loop city', libs.map((l) => () => cityLoop(l)), 5000],
   ['transient', transient, 10000],
-  ['schema seen', libs.map((l) => () => new l.Schema(ORDER_SCHEMA).free()), 5000],
+  ['repair 2k', libs.map((l) => () => l.repairJson(brokenSmall)), 500],
+  ['repair 50k', libs.map((l) => () => l.repairJson(brokenLarge)), 20],
+  ['schema new', libs.map((l) => () => newSchema(l, false)), 50],
+  ['schema seen', libs.map((l) => () => newSchema(l, true)), 2000],
   ['schema city', libs.map((l) => () => new l.Schema(CITY_SCHEMA).free()), 20000],
 ]) {
   fns.forEach((f) => time(f, n)); // warm-up

@@ -1471,6 +1471,12 @@ pub(crate) fn validate_schema(
         }
     }
 
+    // selfheal patch: a 2020-12 schema that certainly conforms needs no meta-validator (and on
+    // wasm, the first compile in an instance then does not build one); see `meta_prefilter`.
+    if draft == Draft::Draft202012 && crate::meta_prefilter::conforms_2020_12(schema) {
+        return Ok(());
+    }
+
     let mut embedded = Vec::new();
     if declares_nested_schema(schema) {
         collect_embedded_resources(draft, draft, schema, &mut embedded);

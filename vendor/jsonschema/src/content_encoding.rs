@@ -3,7 +3,7 @@
 
 use crate::error::ValidationError;
 use ahash::AHashMap;
-use data_encoding::{BASE32, BASE32HEX, BASE64, BASE64URL, HEXUPPER};
+use rfc4648::{BASE32, BASE32HEX, BASE64, BASE64URL, HEXUPPER};
 use std::sync::LazyLock;
 
 pub(crate) type ContentEncodingCheckType = fn(&str) -> bool;
@@ -79,6 +79,115 @@ pub fn from_base16(instance_string: &str) -> Result<Option<String>, ValidationEr
     match result {
         Ok(value) => Ok(Some(String::from_utf8(value)?)),
         Err(_) => Ok(None),
+    }
+}
+
+/// selfheal patch: RFC 4648 decoding exactly as `data-encoding`'s `BASE64`, `BASE64URL`, `BASE32`,
+/// `BASE32HEX` and `HEXUPPER` constants decode (strict: padding required where the encoding has
+/// it, a padded block may end any group of blocks, non-zero trailing bits rejected, nothing
+/// ignored). `data-encoding`'s generic decoder was 32 KB of the selfheal `.wasm`; this is a few
+/// hundred bytes. selfheal's tests/jsonschema_patch.rs holds the two to the same answers.
+mod rfc4648 {
+    #[derive(Clone, Copy)]
+    enum Alphabet {
+        Base64,
+        Base64Url,
+        Base32,
+        Base32Hex,
+        HexUpper,
+    }
+
+    pub(crate) struct Encoding(Alphabet);
+
+    pub(crate) const BASE64: Encoding = Encoding(Alphabet::Base64);
+    pub(crate) const BASE64URL: Encoding = Encoding(Alphabet::Base64Url);
+    pub(crate) const BASE32: Encoding = Encoding(Alphabet::Base32);
+    pub(crate) const BASE32HEX: Encoding = Encoding(Alphabet::Base32Hex);
+    pub(crate) const HEXUPPER: Encoding = Encoding(Alphabet::HexUpper);
+
+    /// The input is not in the encoding.
+    #[derive(Debug)]
+    pub(crate) struct Invalid;
+
+    impl Encoding {
+        /// Bits per symbol, and symbols per padded block (`None`: no padding).
+        fn shape(&self) -> (usize, Option<usize>) {
+            match self.0 {
+                Alphabet::Base64 | Alphabet::Base64Url => (6, Some(4)),
+                Alphabet::Base32 | Alphabet::Base32Hex => (5, Some(8)),
+                Alphabet::HexUpper => (4, None),
+            }
+        }
+
+        fn value(&self, c: u8) -> Option<u32> {
+            let v = match (self.0, c) {
+                (Alphabet::Base64 | Alphabet::Base64Url, b'A'..=b'Z') => c - b'A',
+                (Alphabet::Base64 | Alphabet::Base64Url, b'a'..=b'z') => c - b'a' + 26,
+                (Alphabet::Base64 | Alphabet::Base64Url, b'0'..=b'9') => c - b'0' + 52,
+                (Alphabet::Base64, b'+') | (Alphabet::Base64Url, b'-') => 62,
+                (Alphabet::Base64, b'/') | (Alphabet::Base64Url, b'_') => 63,
+                (Alphabet::Base32, b'A'..=b'Z') => c - b'A',
+                (Alphabet::Base32, b'2'..=b'7') => c - b'2' + 26,
+                (Alphabet::Base32Hex | Alphabet::HexUpper, b'0'..=b'9') => c - b'0',
+                (Alphabet::Base32Hex, b'A'..=b'V') | (Alphabet::HexUpper, b'A'..=b'F') => {
+                    c - b'A' + 10
+                }
+                _ => return None,
+            };
+            Some(u32::from(v))
+        }
+
+        /// Whether `len` symbols end on a whole byte, give or take fewer bits than one symbol.
+        fn whole(bits: usize, len: usize) -> bool {
+            bits * len % 8 < bits
+        }
+
+        /// Append the bytes of `symbols` (no padding) to `out`; the bits left over must be zero.
+        fn symbols(&self, bits: usize, symbols: &[u8], out: &mut Vec<u8>) -> Result<(), Invalid> {
+            let mut acc: u32 = 0;
+            let mut held = 0;
+            for &c in symbols {
+                acc = (acc << bits) | self.value(c).ok_or(Invalid)?;
+                held += bits;
+                if held >= 8 {
+                    held -= 8;
+                    out.push((acc >> held) as u8);
+                    acc &= (1 << held) - 1;
+                }
+            }
+            if acc == 0 {
+                Ok(())
+            } else {
+                Err(Invalid)
+            }
+        }
+
+        pub(crate) fn decode(&self, input: &[u8]) -> Result<Vec<u8>, Invalid> {
+            let (bits, block) = self.shape();
+            let mut out = Vec::with_capacity(input.len() * bits / 8);
+            match block {
+                None => {
+                    if !Self::whole(bits, input.len()) {
+                        return Err(Invalid);
+                    }
+                    self.symbols(bits, input, &mut out)?;
+                }
+                Some(block) => {
+                    if input.len() % block != 0 {
+                        return Err(Invalid);
+                    }
+                    for chunk in input.chunks(block) {
+                        let pads = chunk.iter().rev().take_while(|&&c| c == b'=').count();
+                        let len = block - pads;
+                        if len == 0 || !Self::whole(bits, len) {
+                            return Err(Invalid);
+                        }
+                        self.symbols(bits, chunk.get(..len).ok_or(Invalid)?, &mut out)?;
+                    }
+                }
+            }
+            Ok(out)
+        }
     }
 }
 

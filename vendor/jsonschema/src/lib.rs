@@ -1,6 +1,8 @@
 #![allow(clippy::unnecessary_wraps)]
 // Runtime helpers stay `pub` for the macros-gated `__private` re-exports; without `macros` they are crate-internal.
 #![cfg_attr(not(feature = "macros"), allow(unreachable_pub))]
+// selfheal patch: without `evaluate`, the helpers only it calls are dead code.
+#![cfg_attr(not(feature = "evaluate"), allow(dead_code, unused_imports))]
 //! A high-performance JSON Schema validator for Rust.
 //!
 //! - 📚 Support for popular JSON Schema drafts
@@ -1344,6 +1346,10 @@ mod http;
 mod keywords;
 #[cfg(all(feature = "macros", not(target_family = "wasm")))]
 mod meta_codegen;
+// selfheal patch: meta-validation skipped for 2020-12 schemas that certainly conform.
+mod meta_prefilter;
+#[doc(hidden)]
+pub use meta_prefilter::__selfheal_conforms_2020_12;
 mod node;
 mod options;
 pub mod output;
@@ -1478,6 +1484,7 @@ pub fn validate<'i>(schema: &Value, instance: &'i Value) -> Result<(), Validatio
 /// via `tokio::task::spawn_blocking`.
 #[must_use]
 #[inline]
+#[cfg(feature = "evaluate")]
 pub fn evaluate(schema: &Value, instance: &Value) -> Evaluation {
     validator_for(schema)
         .expect("Invalid schema")

@@ -457,6 +457,8 @@ impl<F: Json> Validate<F> for PendingSchemaNode<F> {
         ctx.exit::<F>(target.node_id(), identity);
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -472,6 +474,8 @@ impl<F: Json> Validate<F> for PendingSchemaNode<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -638,6 +642,8 @@ impl<F: Json> SchemaNode<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     pub(crate) fn evaluate_instance(
         &self,
         instance: &F::Node<'_>,
@@ -652,6 +658,7 @@ impl<F: Json> SchemaNode<F> {
     /// [`Self::evaluate_instance`] for a position one segment below the one being evaluated.
     ///
     /// Renders from the location already on the context instead of walking the chain again.
+    #[cfg(feature = "evaluate")]
     pub(crate) fn evaluate_instance_below(
         &self,
         instance: &F::Node<'_>,
@@ -668,6 +675,7 @@ impl<F: Json> SchemaNode<F> {
     }
 
     /// [`Self::evaluate_instance`] for a caller that already rendered this instance position.
+    #[cfg(feature = "evaluate")]
     pub(crate) fn evaluate_instance_at(
         &self,
         instance: &F::Node<'_>,
@@ -715,6 +723,7 @@ impl<F: Json> SchemaNode<F> {
     }
 
     /// Helper function to evaluate subschemas which already know their locations.
+    #[cfg(feature = "evaluate")]
     fn evaluate_subschemas<'a, 'i, I>(
         instance: &F::Node<'i>,
         location: &LazyLocation,
@@ -745,6 +754,7 @@ impl<F: Json> SchemaNode<F> {
     /// Kept out of line so the common path in `evaluate_at` compiles as without it.
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
+    #[cfg(feature = "evaluate")]
     fn evaluate_with_absorbed(
         instance: &F::Node<'_>,
         location: &LazyLocation,
@@ -816,6 +826,7 @@ impl<F: Json> SchemaNode<F> {
     /// Pushes the output unit of each subschema onto `children`; returns whether any failed.
     #[allow(clippy::inline_always)]
     #[inline(always)]
+    #[cfg(feature = "evaluate")]
     fn push_subschemas<'a, 'i, I>(
         instance: &F::Node<'i>,
         location: &LazyLocation,
@@ -1106,6 +1117,8 @@ impl<F: Json> Validate<F> for SchemaNode<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -1122,6 +1135,8 @@ impl<F: Json> Validate<F> for SchemaNode<F> {
         )
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate_with_location(
         &self,
         instance: &F::Node<'_>,
@@ -1136,6 +1151,7 @@ impl<F: Json> Validate<F> for SchemaNode<F> {
 
 impl<F: Json> SchemaNode<F> {
     /// `evaluate` with the instance location already built.
+    #[cfg(feature = "evaluate")]
     fn evaluate_at(
         &self,
         instance: &F::Node<'_>,

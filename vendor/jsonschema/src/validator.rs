@@ -549,6 +549,7 @@ pub(crate) trait Validate<F: Json = SerdeJson>: Send + Sync {
     /// Rendering a JSON Pointer walks the whole location chain, and every schema node at one
     /// instance position renders the same one. Implementors that stay at that position should
     /// forward `instance_location` instead of rebuilding it.
+    #[cfg(feature = "evaluate")]
     fn evaluate_with_location(
         &self,
         instance: &F::Node<'_>,
@@ -560,6 +561,8 @@ pub(crate) trait Validate<F: Json = SerdeJson>: Send + Sync {
         let _ = instance_location;
         self.evaluate(instance, location, tracker, ctx)
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -934,6 +937,7 @@ impl<F: Json> Validator<F> {
     /// Evaluate the schema and expose structured output formats.
     #[must_use]
     #[inline]
+    #[cfg(feature = "evaluate")]
     pub fn evaluate(&self, instance: F::Node<'_>) -> Evaluation {
         let mut ctx = ValidationContext::new();
         let root = self

@@ -113,6 +113,8 @@ impl<F: Json> Validate<F> for AdditionalPropertiesValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -381,6 +383,8 @@ impl<F: Json, M: PropertiesValidatorsMap<F>> Validate<F>
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -472,6 +476,8 @@ impl<F: Json, M: PropertiesValidatorsMap<F>> Validate<F>
         self.closed
             .collect_errors(instance, location, tracker, ctx, errors);
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -659,6 +665,8 @@ impl<F: Json, M: PropertiesValidatorsMap<F>> Validate<F>
             errors.push(self.missing_required::<F>(instance, location, tracker));
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -855,6 +863,8 @@ impl<F: Json, M: PropertiesValidatorsMap<F>> Validate<F>
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -1013,6 +1023,8 @@ impl<F: Json, R: PropertyPattern> Validate<F> for AdditionalPropertiesWithPatter
             }
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -1201,6 +1213,8 @@ impl<F: Json, R: PropertyPattern> Validate<F>
             ));
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -1494,6 +1508,8 @@ impl<F: Json, M: PropertiesValidatorsMap<F>, R: PropertyPattern> Validate<F>
             }
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -1803,6 +1819,8 @@ impl<F: Json, M: PropertiesValidatorsMap<F>, R: PropertyPattern> Validate<F>
             ));
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

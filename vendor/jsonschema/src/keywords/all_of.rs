@@ -227,6 +227,8 @@ impl<F: Json> Validate<F> for AllOfValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -242,6 +244,8 @@ impl<F: Json> Validate<F> for AllOfValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -305,6 +309,8 @@ impl<F: Json> Validate<F> for SingleValueAllOfValidator<F> {
             .collect_errors(instance, location, tracker, ctx, errors);
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -320,6 +326,8 @@ impl<F: Json> Validate<F> for SingleValueAllOfValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,

@@ -125,6 +125,8 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for AnyOfValidator<F, D> {
         ));
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -140,6 +142,8 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for AnyOfValidator<F, D> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -260,6 +264,8 @@ impl<F: Json> Validate<F> for SingleAnyOfValidator<F> {
         ));
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -275,6 +281,8 @@ impl<F: Json> Validate<F> for SingleAnyOfValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,

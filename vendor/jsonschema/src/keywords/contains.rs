@@ -98,6 +98,8 @@ impl<F: Json> Validate<F> for ContainsValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

@@ -341,6 +341,8 @@ impl<F: Json> Validate<F> for ContentMediaTypeAnnotationValidator {
         Ok(())
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -403,6 +405,8 @@ impl<F: Json> Validate<F> for ContentEncodingAnnotationValidator {
     ) -> Result<(), ValidationError<'i>> {
         Ok(())
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -468,6 +472,8 @@ impl<F: Json> Validate<F> for ContentSchemaAnnotationValidator {
     ) -> Result<(), ValidationError<'i>> {
         Ok(())
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

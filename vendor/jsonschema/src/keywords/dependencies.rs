@@ -106,6 +106,8 @@ impl<F: Json> Validate<F> for DependenciesValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -121,6 +123,8 @@ impl<F: Json> Validate<F> for DependenciesValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -260,6 +264,8 @@ impl<F: Json> Validate<F> for DependentRequiredValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -275,6 +281,8 @@ impl<F: Json> Validate<F> for DependentRequiredValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -384,6 +392,8 @@ impl<F: Json> Validate<F> for DependentSchemasValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -399,6 +409,8 @@ impl<F: Json> Validate<F> for DependentSchemasValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,

@@ -1121,6 +1121,7 @@ pub fn is_valid_regex(pattern: &str) -> bool {
 /// regardless of whether the assertion passes or fails.
 macro_rules! impl_format_evaluate {
     () => {
+        #[cfg(feature = "evaluate")]
         fn evaluate(
             &self,
             instance: &F::Node<'_>,
@@ -1486,6 +1487,8 @@ impl<F: Json> Validate<F> for AnnotationOnlyFormatValidator {
         _errors: &mut Vec<ValidationError<'i>>,
     ) {
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

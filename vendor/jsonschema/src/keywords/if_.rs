@@ -71,6 +71,8 @@ impl<F: Json> Validate<F> for IfThenValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -86,6 +88,8 @@ impl<F: Json> Validate<F> for IfThenValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -178,6 +182,8 @@ impl<F: Json> Validate<F> for IfElseValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -193,6 +199,8 @@ impl<F: Json> Validate<F> for IfElseValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -291,6 +299,8 @@ impl<F: Json> Validate<F> for IfThenElseValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -306,6 +316,8 @@ impl<F: Json> Validate<F> for IfThenElseValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,

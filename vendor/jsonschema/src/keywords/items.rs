@@ -82,6 +82,8 @@ impl<F: Json> Validate<F> for ItemsArrayValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -103,6 +105,7 @@ impl<F: Json> Validate<F> for ItemsArrayValidator<F> {
 }
 
 /// Evaluates `node` against every array element, as schema-form `items` does.
+#[cfg(feature = "evaluate")]
 fn evaluate_each_item<F: Json>(
     node: &SchemaNode<F>,
     instance: &F::Node<'_>,
@@ -183,6 +186,8 @@ impl<F: Json> Validate<F> for ItemsObjectValidator<F> {
                 .collect_errors(&item, &location.push(idx), tracker, ctx, errors);
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -267,6 +272,8 @@ impl<F: Json> Validate<F> for ItemsObjectSkipPrefixValidator<F> {
             );
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -423,6 +430,7 @@ impl<T: ItemType> ItemsTypeValidator<T> {
 
 impl<T: ItemType, F: Json> ItemsTypeValidator<T, F> {
     /// The node `SchemaNode::evaluate_instance_below` builds for the subschema at one element.
+    #[cfg(feature = "evaluate")]
     fn evaluate_item(
         &self,
         item: &F::Node<'_>,
@@ -564,6 +572,8 @@ impl<T: ItemType, F: Json> Validate<F> for ItemsTypeValidator<T, F> {
             }
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -948,6 +958,7 @@ impl<F: Json> Validate<F> for ArrayShapeValidator<F> {
 
     /// Evaluates `items` alone: the schema node reports the [`AbsorbedKeywords`] as their own
     /// units, as they would be without the fusion.
+    #[cfg(feature = "evaluate")]
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

@@ -54,6 +54,8 @@ impl<F: Json> Validate<F> for MaxLengthValidator {
         Ok(())
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

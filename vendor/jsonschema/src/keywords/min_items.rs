@@ -61,6 +61,8 @@ impl<F: Json> Validate<F> for MinItemsValidator {
         Ok(())
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

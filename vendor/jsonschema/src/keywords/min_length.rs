@@ -43,6 +43,8 @@ impl<F: Json> Validate<F> for MinLengthValidator {
         Ok(())
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -139,6 +141,8 @@ impl<F: Json> Validate<F> for LengthRangeValidator {
             }
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

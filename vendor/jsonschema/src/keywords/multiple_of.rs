@@ -39,7 +39,9 @@ impl MultipleOfFloatValidator {
 impl<F: Json> Validate<F> for MultipleOfFloatValidator {
     fn is_valid(&self, instance: &F::Node<'_>, _ctx: &mut ValidationContext) -> bool {
         if let Some(item) = instance.as_number() {
-            numeric::is_multiple_of_float(&item, self.multiple_of)
+            // selfheal patch: the same answer as `numeric::is_multiple_of_float`, without the
+            // `fraction`/`num-bigint` last resort (see `float_multiple`).
+            float_multiple::is_multiple_of_float(&item, self.multiple_of)
         } else {
             true
         }
@@ -441,6 +443,223 @@ pub(crate) fn compile<'a, F: Json>(
             JsonType::Number,
         )))
     }
+}
+
+/// selfheal patch: `jsonschema_value::numeric::is_multiple_of_float` (0.61.2), answer for answer,
+/// without linking `fraction` and `num-bigint` (16 KB gzip of selfheal's `.wasm`) for its last
+/// resort. That function reads both numbers as the decimals they print as and divides in `i128`;
+/// where that overflows (magnitudes about 38 digits apart) it falls back to
+/// `BigFraction::from(value) / BigFraction::from(multiple)` and asks whether the denominator is 1.
+/// `fraction`'s `From<f64>` is not the exact value: it scales by `10f64.powi(p)` until the float
+/// is within `EPSILON` above a whole number, truncates, and takes `10f64.powi(p)` as the
+/// denominator (so `1e-300` reads as 0), or parses `format!("{:+}", value)` when scaling
+/// overflows (which cannot change the answer: see `fraction_from_f64`). Every number in that construction is an `f64` integer or a short decimal, so each
+/// factors as `2^a * 5^b * r` with `r` below 2^57, and the quotient is whole exactly when both
+/// exponents are non-negative and the `r` parts divide, in `u128`. selfheal's
+/// tests/jsonschema_patch.rs compares this with the original on pairs across the whole `f64`
+/// range.
+mod float_multiple {
+    use jsonschema_value::JsonNumber;
+
+    pub(crate) fn is_multiple_of_float<N: JsonNumber>(value: &N, multiple: f64) -> bool {
+        let Some(value_f64) = value.as_f64() else {
+            return false;
+        };
+        // Zero is a multiple of any non-zero number, but a magnitude below the smallest
+        // subnormal reads as zero without being one.
+        if value_f64 == 0.0 {
+            return decimal_is_zero(&value.as_str());
+        }
+        if value_f64.abs() < multiple {
+            return false;
+        }
+        if let Some(answer) = divides_exactly(value_f64, multiple) {
+            return answer;
+        }
+        match (fraction_from_f64(value_f64), fraction_from_f64(multiple)) {
+            (Fraction::Ratio(a), Fraction::Ratio(b)) => a.divided_by_is_whole(b),
+            // Zero over a non-zero is 0 (whole); anything over zero, and NaN, have no
+            // denominator, which the original counts as whole too.
+            _ => true,
+        }
+    }
+
+    /// Whether the number written in `text` is exactly zero: `0e5` is, `1e-400` is not.
+    fn decimal_is_zero(text: &str) -> bool {
+        let mantissa = text.split(['e', 'E']).next().unwrap_or(text);
+        mantissa
+            .bytes()
+            .all(|byte| !byte.is_ascii_digit() || byte == b'0')
+    }
+
+    /// A finite `f64` as the decimal it prints as: `mantissa / 10^decimals`; `None` outside `i128`.
+    fn decimal_parts(value: f64) -> Option<(i128, i32)> {
+        if !value.is_finite() {
+            return None;
+        }
+        let mut buffer = zmij::Buffer::new();
+        let mut mantissa: i128 = 0;
+        let mut decimals = 0;
+        let mut exponent = 0;
+        let mut negative = false;
+        let mut fractional = false;
+        let mut bytes = buffer.format_finite(value).bytes();
+        for byte in &mut bytes {
+            match byte {
+                b'-' => negative = true,
+                b'.' => fractional = true,
+                b'e' => {
+                    exponent = parse_exponent(&mut bytes)?;
+                    break;
+                }
+                _ => {
+                    mantissa = mantissa
+                        .checked_mul(10)?
+                        .checked_add(i128::from(byte.checked_sub(b'0')?))?;
+                    decimals += i32::from(fractional);
+                }
+            }
+        }
+        Some((
+            if negative { -mantissa } else { mantissa },
+            decimals - exponent,
+        ))
+    }
+
+    /// The signed exponent left in `bytes` after an `e`.
+    fn parse_exponent(bytes: &mut impl Iterator<Item = u8>) -> Option<i32> {
+        let mut exponent = 0_i32;
+        let mut negative = false;
+        for byte in bytes {
+            match byte {
+                b'+' => {}
+                b'-' => negative = true,
+                _ => {
+                    exponent = exponent
+                        .checked_mul(10)?
+                        .checked_add(i32::from(byte.checked_sub(b'0')?))?;
+                }
+            }
+        }
+        Some(if negative { -exponent } else { exponent })
+    }
+
+    /// Whether `value / multiple` is an integer, in the decimal reading both operands print as.
+    fn divides_exactly(value: f64, multiple: f64) -> Option<bool> {
+        let (value_mantissa, value_decimals) = decimal_parts(value)?;
+        let (multiple_mantissa, multiple_decimals) = decimal_parts(multiple)?;
+        if multiple_mantissa == 0 {
+            return None;
+        }
+        let shared = value_decimals.min(multiple_decimals);
+        let scale = |mantissa: i128, decimals: i32| {
+            let places = u32::try_from(decimals - shared).ok()?;
+            mantissa.checked_mul(10_i128.checked_pow(places)?)
+        };
+        let divisor = scale(multiple_mantissa, value_decimals)?;
+        Some(scale(value_mantissa, multiple_decimals)?.checked_rem(divisor)? == 0)
+    }
+
+    /// A positive rational `2^twos * 5^fives * num / den`, `num` and `den` odd and not multiples
+    /// of 5 (so the exponents are exact).
+    #[derive(Clone, Copy)]
+    pub(super) struct Factored {
+        twos: i64,
+        fives: i64,
+        num: u64,
+        den: u64,
+    }
+
+    impl Factored {
+        /// `m * 2^twos * 10^tens`, `m > 0`.
+        fn of(mut m: u64, twos: i64, tens: i64) -> Factored {
+            let zeros = m.trailing_zeros();
+            m >>= zeros;
+            let mut fives = tens;
+            while m % 5 == 0 {
+                m /= 5;
+                fives += 1;
+            }
+            Factored {
+                twos: twos + tens + i64::from(zeros),
+                fives,
+                num: m,
+                den: 1,
+            }
+        }
+
+        /// A non-zero finite `f64`'s magnitude, exactly.
+        fn of_f64(x: f64) -> Factored {
+            let bits = x.to_bits();
+            let exponent = ((bits >> 52) & 0x7ff) as i64;
+            let fraction = bits & ((1 << 52) - 1);
+            if exponent == 0 {
+                Factored::of(fraction, -1074, 0)
+            } else {
+                Factored::of(fraction | (1 << 52), exponent - 1075, 0)
+            }
+        }
+
+        fn over(self, d: Factored) -> Factored {
+            Factored {
+                twos: self.twos - d.twos,
+                fives: self.fives - d.fives,
+                num: self.num * d.den,
+                den: self.den * d.num,
+            }
+        }
+
+        pub(super) fn divided_by_is_whole(self, d: Factored) -> bool {
+            let num = u128::from(self.num) * u128::from(d.den);
+            let den = u128::from(self.den) * u128::from(d.num);
+            self.twos >= d.twos && self.fives >= d.fives && num.checked_rem(den) == Some(0)
+        }
+    }
+
+    pub(super) enum Fraction {
+        Zero,
+        Ratio(Factored),
+        /// Where `fraction` would parse the printed number: it cannot change the answer (below).
+        NaN,
+    }
+
+    /// `fraction` 0.17's `GenericFraction::<BigUint>::from(val)` for a finite non-zero `val`,
+    /// its sign dropped (signs do not change whether a quotient is whole).
+    fn fraction_from_f64(val: f64) -> Fraction {
+        let mut p: i32 = 0;
+        let mut new_val = val;
+        let ten: f64 = 10.0;
+        loop {
+            if (new_val.floor() - new_val).abs() < f64::EPSILON {
+                break;
+            }
+            p += 1;
+            new_val = val * ten.powi(p);
+            // Here `fraction` parses `format!("{:+}", val)` instead. A positive `val`, or one of
+            // magnitude above about 1e-292, scales to a whole number first (every `f64` from 2^53
+            // up is whole), so only a negative `val` nearer zero gets here, and the caller only
+            // asks when the divisor is smaller still: below `EPSILON`, which `fraction` reads as
+            // 0, and a quotient by 0 is whole whatever the dividend. So the parse cannot change
+            // the answer. (`p > 400` cannot happen: `10f64.powi(309)` is infinite.)
+            if new_val.is_infinite() || p > 400 {
+                return Fraction::NaN;
+            }
+        }
+        if new_val < 0.0 {
+            new_val = -new_val;
+        }
+        // `BigUint::from_f64` truncates. Both are finite: the loop left at `p` below 309.
+        let numer = new_val.trunc();
+        let denom = ten.powi(p).trunc();
+        if !numer.is_finite() || !denom.is_finite() {
+            return Fraction::NaN;
+        }
+        if numer == 0.0 {
+            return Fraction::Zero;
+        }
+        Fraction::Ratio(Factored::of_f64(numer).over(Factored::of_f64(denom)))
+    }
+
 }
 
 #[cfg(test)]

@@ -169,6 +169,8 @@ impl<F: Json> Validate<F> for SingleOneOfValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -184,6 +186,8 @@ impl<F: Json> Validate<F> for SingleOneOfValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -252,6 +256,8 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for OneOfValidator<F, D> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -267,6 +273,8 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for OneOfValidator<F, D> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,

@@ -83,6 +83,8 @@ impl<F: Json, R: RegexEngine> Validate<F> for PatternPropertiesValidator<R, F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -185,6 +187,8 @@ impl<F: Json, R: RegexEngine> Validate<F> for SingleValuePatternPropertiesValida
             }
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

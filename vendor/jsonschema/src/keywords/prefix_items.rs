@@ -79,6 +79,8 @@ impl<F: Json> Validate<F> for PrefixItemsValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

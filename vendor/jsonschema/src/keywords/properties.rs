@@ -219,6 +219,8 @@ impl<F: Json> Validate<F> for SmallPropertiesValidator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -448,6 +450,8 @@ impl<F: Json> Validate<F> for SmallPropertiesWithRequired2Validator<F> {
         }
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -594,6 +598,8 @@ impl<F: Json> Validate<F> for BigPropertiesValidator<F> {
             }
         }
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

@@ -106,6 +106,8 @@ impl<F: Json> Validate<F> for PropertyNamesObjectValidator<F> {
             });
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

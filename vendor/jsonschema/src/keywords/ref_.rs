@@ -64,6 +64,8 @@ impl<F: Json> Validate<F> for RefValidator<F> {
             .collect_errors(instance, location, Some(&child_tracker), ctx, errors);
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -79,6 +81,8 @@ impl<F: Json> Validate<F> for RefValidator<F> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,
@@ -155,6 +159,8 @@ impl<F: Json, T: Validate<F>> Validate<F> for DirectRefValidator<T> {
             .collect_errors(instance, location, Some(&child_tracker), ctx, errors);
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,
@@ -170,6 +176,8 @@ impl<F: Json, T: Validate<F>> Validate<F> for DirectRefValidator<T> {
             ctx,
         )
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate_with_location(
         &self,

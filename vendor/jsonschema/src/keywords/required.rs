@@ -55,6 +55,8 @@ impl<F: Json> Validate<F> for EveryDeclaredRequiredValidator<F> {
             .collect_errors(instance, location, tracker, ctx, errors);
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate_with_location(
         &self,
         instance: &F::Node<'_>,
@@ -66,6 +68,8 @@ impl<F: Json> Validate<F> for EveryDeclaredRequiredValidator<F> {
         self.inner
             .evaluate_with_location(instance, location, instance_location, tracker, ctx)
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,
@@ -115,6 +119,8 @@ impl<F: Json> Validate<F> for CheckedByClosedObjectValidator<F> {
             .collect_errors(instance, location, tracker, ctx, errors);
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate_with_location(
         &self,
         instance: &F::Node<'_>,
@@ -126,6 +132,8 @@ impl<F: Json> Validate<F> for CheckedByClosedObjectValidator<F> {
         self.inner
             .evaluate_with_location(instance, location, instance_location, tracker, ctx)
     }
+
+    #[cfg(feature = "evaluate")]
 
     fn evaluate(
         &self,

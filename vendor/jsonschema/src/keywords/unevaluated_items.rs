@@ -815,6 +815,8 @@ impl<F: Json> Validate<F> for UnevaluatedItemsValidator<F> {
         Ok(())
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

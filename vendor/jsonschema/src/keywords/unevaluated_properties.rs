@@ -1352,6 +1352,8 @@ impl<F: Json> Validate<F> for UnevaluatedPropertiesValidator<F> {
         true
     }
 
+    #[cfg(feature = "evaluate")]
+
     fn evaluate(
         &self,
         instance: &F::Node<'_>,

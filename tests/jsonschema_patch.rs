@@ -1,0 +1,595 @@
+//! What the jsonschema patch (patches/jsonschema/README.md) replaced, held to the answers of what
+//! it replaced: `contentEncoding` (drafts 6 and 7 assert it) decoded by the patch's RFC 4648
+//! decoder against the `data-encoding` crate that upstream uses; `multipleOf` with a fractional
+//! divisor against upstream's `jsonschema_value::numeric::is_multiple_of_float`, whose last
+//! resort (`fraction`'s big rationals) the patch computes without big integers; and the
+//! meta-validation prefilter (a 2020-12 schema it says certainly conforms skips the
+//! meta-validator) against the meta-validator itself.
+
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::unreachable
+)]
+
+use selfheal::CompiledSchema;
+use serde_json::{json, Value};
+
+/// A small deterministic generator (SplitMix64), so a failure names a reproducible input.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const ENCODINGS: [&str; 5] = ["base64", "base64url", "base32", "base32hex", "base16"];
+
+fn upstream(encoding: &str, text: &str) -> Option<Vec<u8>> {
+    use data_encoding::{BASE32, BASE32HEX, BASE64, BASE64URL, HEXUPPER};
+    match encoding {
+        "base64" => BASE64.decode(text.as_bytes()).ok(),
+        "base64url" => BASE64URL.decode(text.as_bytes()).ok(),
+        "base32" => BASE32.decode(text.as_bytes()).ok(),
+        "base32hex" => BASE32HEX.decode(text.as_bytes()).ok(),
+        // Upstream's base16 is case-insensitive: HEXUPPER, then HEXUPPER of the upper-cased text.
+        "base16" => HEXUPPER
+            .decode(text.as_bytes())
+            .or_else(|_| HEXUPPER.decode(text.to_uppercase().as_bytes()))
+            .ok(),
+        _ => unreachable!(),
+    }
+}
+
+fn encode(encoding: &str, bytes: &[u8]) -> String {
+    use data_encoding::{BASE32, BASE32HEX, BASE64, BASE64URL, HEXUPPER};
+    match encoding {
+        "base64" => BASE64.encode(bytes),
+        "base64url" => BASE64URL.encode(bytes),
+        "base32" => BASE32.encode(bytes),
+        "base32hex" => BASE32HEX.encode(bytes),
+        "base16" => HEXUPPER.encode(bytes),
+        _ => unreachable!(),
+    }
+}
+
+struct Checker {
+    encoding: &'static str,
+    /// `contentEncoding` alone: the text decodes.
+    decodes: CompiledSchema,
+    /// With `contentMediaType: application/json`: the decoded bytes are UTF-8 JSON.
+    json: CompiledSchema,
+    checked: usize,
+    valid: usize,
+}
+
+impl Checker {
+    fn new(encoding: &'static str) -> Checker {
+        let draft7 = "http://json-schema.org/draft-07/schema#";
+        let decodes = json!({"$schema": draft7, "contentEncoding": encoding});
+        let json = json!({"$schema": draft7, "contentEncoding": encoding,
+                          "contentMediaType": "application/json"});
+        Checker {
+            encoding,
+            decodes: CompiledSchema::from_value(decodes).unwrap(),
+            json: CompiledSchema::from_value(json).unwrap(),
+            checked: 0,
+            valid: 0,
+        }
+    }
+
+    fn check(&mut self, text: &str) {
+        let expected = upstream(self.encoding, text);
+        let instance = Value::String(text.to_string());
+        assert_eq!(
+            self.decodes.validate(&instance).is_none(),
+            expected.is_some(),
+            "contentEncoding {} of {text:?}",
+            self.encoding
+        );
+        let is_json = expected.as_ref().is_some_and(|bytes| {
+            std::str::from_utf8(bytes).is_ok_and(|s| serde_json::from_str::<Value>(s).is_ok())
+        });
+        assert_eq!(
+            self.json.validate(&instance).is_none(),
+            is_json,
+            "contentEncoding {} + application/json of {text:?}",
+            self.encoding
+        );
+        self.checked += 1;
+        self.valid += usize::from(expected.is_some());
+    }
+}
+
+/// Characters around every alphabet's edges, padding, and what no alphabet has.
+const PIECES: &[&str] = &[
+    "A", "B", "Q", "Z", "a", "g", "z", "0", "1", "2", "7", "8", "9", "F", "V", "W", "+", "/", "-",
+    "_", "=", "!", " ", "\n", "é",
+];
+
+#[test]
+fn content_encodings_decode_as_data_encoding_does() {
+    let mut gen = Gen(16);
+    for encoding in ENCODINGS {
+        let mut c = Checker::new(encoding);
+        // Every string of up to three pieces.
+        let mut texts = vec![String::new()];
+        for _ in 0..3 {
+            let mut next = Vec::new();
+            for t in &texts {
+                for p in PIECES {
+                    next.push(format!("{t}{p}"));
+                }
+            }
+            for t in &next {
+                c.check(t);
+            }
+            texts = next;
+        }
+        // Every string of four pieces from a smaller set (one whole base64 block).
+        let small = ["A", "Q", "g", "2", "=", "/", "_", "f"];
+        for a in small {
+            for b in small {
+                for d in small {
+                    for e in small {
+                        c.check(&format!("{a}{b}{d}{e}"));
+                    }
+                }
+            }
+        }
+        // Real encodings of random bytes, alone, concatenated (a padded block may end a group),
+        // and with one character replaced, dropped or added.
+        for _ in 0..4000 {
+            let bytes: Vec<u8> = (0..gen.below(24)).map(|_| gen.next() as u8).collect();
+            let mut text = encode(encoding, &bytes);
+            if gen.below(4) == 0 {
+                let more: Vec<u8> = (0..gen.below(8)).map(|_| gen.next() as u8).collect();
+                text.push_str(&encode(encoding, &more));
+            }
+            if encoding == "base16" && gen.below(3) == 0 {
+                text = text.to_lowercase();
+            }
+            c.check(&text);
+            let chars: Vec<char> = text.chars().collect();
+            if !chars.is_empty() {
+                let at = gen.below(chars.len());
+                let piece = PIECES[gen.below(PIECES.len())];
+                let mut replaced: String = chars[..at].iter().collect();
+                replaced.push_str(piece);
+                replaced.extend(&chars[at + 1..]);
+                c.check(&replaced);
+                let dropped: String = chars[..at].iter().chain(&chars[at + 1..]).collect();
+                c.check(&dropped);
+                let mut added: String = chars[..at].iter().collect();
+                added.push_str(piece);
+                added.extend(&chars[at..]);
+                c.check(&added);
+            }
+        }
+        // Valid JSON behind the encoding too, so the media-type branch sees both answers.
+        for doc in [
+            r#"{"a": [1, 2.5, "x"]}"#,
+            "[]",
+            "true",
+            "\"é\"",
+            "{",
+            "\u{0}",
+        ] {
+            c.check(&encode(encoding, doc.as_bytes()));
+        }
+        assert!(c.valid > 1000, "{encoding}: only {} valid inputs", c.valid);
+        assert!(
+            c.checked - c.valid > 1000,
+            "{encoding}: too few invalid inputs"
+        );
+    }
+}
+
+/// A value of the generated corpus: right-shaped for some keyword, wrong-shaped, or in between.
+const ODD_VALUES: &str = r###"[
+  -1, 0, 1, 2, 1.5, 1.0, 0.0, -0.0, 1e300, 1e-300, 18446744073709551615, -9223372036854775808,
+  "", "string", "#", "a#", "a#b", "##", "http://example.com/s#", "http://example.com/s#x",
+  "a\n", "a\n#", "_a", "a-b.c_d", "1a", "-a", ".a", "a b", "é", "A", "object", "array", "integer",
+  "null", "number", "boolean", "Object", "float",
+  true, false, null,
+  [], [1], ["a"], ["a", "a"], ["a", "b"], ["a", 1], ["string", "null"], ["string", "string"],
+  ["object"], ["objet"], [true], [{}], [[]], [null],
+  {}, {"a": 1}, {"a": true}, {"a": {}}, {"a": []}, {"a": ["x"]}, {"a": ["x", "x"]},
+  {"a": "x"}, {"a": null}, {"https://json-schema.org/draft/2020-12/vocab/core": true}
+]"###;
+
+const KEYWORDS: &[&str] = &[
+    "$id",
+    "$schema",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$comment",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+    "$vocabulary",
+    "$defs",
+    "definitions",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "prefixItems",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "items",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+    "dependencies",
+    "type",
+    "enum",
+    "examples",
+    "const",
+    "default",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "maxItems",
+    "minItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "uniqueItems",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "required",
+    "dependentRequired",
+    "title",
+    "description",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "pattern",
+    "x-unknown",
+    "nullable",
+    "$unknown",
+];
+
+/// Keywords whose value is a schema, a map of schemas, or an array of schemas.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    "items",
+    "contains",
+    "additionalProperties",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+];
+const MAP_KEYWORDS: &[&str] = &[
+    "$defs",
+    "definitions",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+];
+const ARRAY_KEYWORDS: &[&str] = &["prefixItems", "allOf", "anyOf", "oneOf"];
+
+fn generated_schema(gen: &mut Gen, odd: &[Value], depth: usize) -> Value {
+    if depth > 3 || gen.below(6) == 0 {
+        return if gen.below(2) == 0 {
+            json!(true)
+        } else {
+            json!({})
+        };
+    }
+    let mut map = serde_json::Map::new();
+    if depth == 0 && gen.below(4) == 0 {
+        map.insert(
+            "$schema".into(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
+    }
+    for _ in 0..1 + gen.below(4) {
+        let keyword = KEYWORDS[gen.below(KEYWORDS.len())];
+        let value = if gen.below(3) == 0 {
+            odd[gen.below(odd.len())].clone()
+        } else if SCHEMA_KEYWORDS.contains(&keyword) {
+            generated_schema(gen, odd, depth + 1)
+        } else if MAP_KEYWORDS.contains(&keyword) {
+            let mut members = serde_json::Map::new();
+            for name in ["a", "b", "c"].iter().take(gen.below(4)) {
+                let member = if gen.below(5) == 0 {
+                    odd[gen.below(odd.len())].clone()
+                } else {
+                    generated_schema(gen, odd, depth + 1)
+                };
+                members.insert((*name).into(), member);
+            }
+            Value::Object(members)
+        } else if ARRAY_KEYWORDS.contains(&keyword) {
+            Value::Array(
+                (0..gen.below(4))
+                    .map(|_| generated_schema(gen, odd, depth + 1))
+                    .collect(),
+            )
+        } else {
+            odd[gen.below(odd.len())].clone()
+        };
+        map.insert(keyword.into(), value);
+    }
+    Value::Object(map)
+}
+
+/// Schemas people write: the prefilter must take them all, or the first compile in a fresh
+/// process builds the meta-validator after all.
+fn ordinary_schemas() -> Vec<Value> {
+    vec![
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": "https://example.com/order.json",
+            "type": "object",
+            "required": ["id", "items"],
+            "additionalProperties": false,
+            "properties": {
+                "id": {"type": "string", "pattern": "^ord_[A-Za-z0-9]{8,}$"},
+                "status": {"enum": ["pending", "paid"]},
+                "items": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/item"}},
+                "total": {"type": "number", "minimum": 0, "multipleOf": 0.01},
+                "note": {"type": ["string", "null"], "maxLength": 200, "description": "free text"},
+                "tags": {"type": "array", "uniqueItems": true, "items": {"type": "string"}},
+                "meta": {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"},
+                         "additionalProperties": {"type": "string"}, "maxProperties": 10}
+            },
+            "$defs": {
+                "item": {
+                    "$anchor": "item",
+                    "type": "object",
+                    "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}},
+                    "required": ["sku", "qty"],
+                    "dependentRequired": {"sku": ["qty"]},
+                    "oneOf": [{"required": ["sku"]}, {"required": ["qty"]}],
+                    "unevaluatedProperties": false
+                }
+            },
+            "if": {"properties": {"status": {"const": "paid"}}},
+            "then": {"required": ["total"]},
+            "else": true,
+            "examples": [{"id": "ord_12345678", "items": []}],
+            "title": "Order", "deprecated": false, "readOnly": false,
+            "contentMediaType": "application/json", "x-extension": {"anything": [1, 2]}
+        }),
+        json!({"anyOf": [{"type": "string"}, {"type": "integer", "exclusiveMinimum": 0}],
+               "not": {"const": 3}, "default": null, "format": "email"}),
+        json!({"prefixItems": [{"type": "string"}, true], "items": false, "contains": {"type": "number"},
+               "minContains": 1, "maxContains": 3, "unevaluatedItems": false}),
+        json!({"$defs": {"node": {"$dynamicAnchor": "node", "type": "object",
+                                   "properties": {"next": {"$dynamicRef": "#node"}}}},
+               "$ref": "#/$defs/node", "$comment": "a list"}),
+        json!({"definitions": {"a": {"type": "string"}}, "dependencies": {"a": ["b"], "b": {"required": ["c"]}},
+               "$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": true}}),
+    ]
+}
+
+#[test]
+fn the_2020_12_prefilter_only_passes_schemas_the_meta_schema_accepts() {
+    let odd: Vec<Value> = serde_json::from_str(ODD_VALUES).unwrap();
+    let mut candidates: Vec<Value> = odd.clone();
+    candidates.extend(ordinary_schemas());
+    for file in [
+        "pattern.json",
+        "patternProperties.json",
+        "optional-ecmascript-regex.json",
+    ] {
+        let path = format!(
+            "{}/tests/corpus/regex-suite/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let groups: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        for group in groups {
+            candidates.push(group["schema"].clone());
+            for case in group["tests"].as_array().unwrap() {
+                candidates.push(case["data"].clone());
+            }
+        }
+    }
+    let mut gen = Gen(202_012);
+    for _ in 0..60_000 {
+        candidates.push(generated_schema(&mut gen, &odd, 0));
+    }
+    let (mut passed, mut conforming) = (0, 0);
+    for schema in &candidates {
+        // The draft the compiler would pick: the prefilter is only asked about 2020-12 schemas.
+        let is_2020_12 = match schema.get("$schema") {
+            None => true,
+            Some(uri) => uri == "https://json-schema.org/draft/2020-12/schema",
+        };
+        if !is_2020_12 || !(schema.is_object() || schema.is_boolean()) {
+            continue;
+        }
+        let conforms = jsonschema::meta::is_valid(schema);
+        let prefilter = jsonschema::__selfheal_conforms_2020_12(schema);
+        assert!(
+            conforms || !prefilter,
+            "the prefilter passed a schema the meta-schema rejects: {schema}\n{:?}",
+            jsonschema::meta::validate(schema)
+                .err()
+                .map(|e| e.to_string())
+        );
+        conforming += usize::from(conforms);
+        passed += usize::from(prefilter);
+    }
+    // Enough of both kinds to mean something, and most conforming schemas taken.
+    eprintln!(
+        "{} candidates, {conforming} conforming, {passed} passed",
+        candidates.len()
+    );
+    assert!(
+        conforming > 12_000 && candidates.len() - conforming > 12_000,
+        "{conforming} conforming"
+    );
+    assert!(
+        passed * 10 > conforming * 8,
+        "the prefilter passed {passed} of {conforming}"
+    );
+    for schema in ordinary_schemas() {
+        assert!(
+            jsonschema::__selfheal_conforms_2020_12(&schema),
+            "not passed: {schema}"
+        );
+    }
+}
+
+#[test]
+fn an_invalid_2020_12_schema_still_gets_the_meta_validators_error() {
+    for schema in [
+        json!({"type": "object", "properties": {"a": {"minLength": -1}}}),
+        json!({"type": "strin"}),
+        json!({"$id": "http://example.com/a#b"}),
+        json!({"required": ["a", "a"]}),
+        json!({"properties": {"a": {"$anchor": "1a"}}}),
+        json!({"allOf": []}),
+    ] {
+        let upstream = jsonschema::meta::validate(&schema).unwrap_err();
+        let ours = CompiledSchema::from_value(schema.clone()).unwrap_err();
+        assert_eq!(ours.path, upstream.instance_path().as_str(), "{schema}");
+        assert_eq!(ours.message, upstream.to_string(), "{schema}");
+    }
+}
+
+#[test]
+fn an_embedded_resource_with_its_own_dialect_is_still_checked_against_that_dialect() {
+    // The 2020-12 meta-schema accepts this document; draft 4's, which governs `$defs/a`, does not
+    // (`exclusiveMinimum` is a boolean there). A `$schema` below the root sends the prefilter's
+    // "not sure", and the compiler checks each embedded resource against its own meta-schema.
+    let schema = json!({"$defs": {"a": {
+        "$id": "http://example.com/a",
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "exclusiveMinimum": 5
+    }}});
+    assert!(jsonschema::meta::is_valid(&schema));
+    assert!(!jsonschema::__selfheal_conforms_2020_12(&schema));
+    let error = CompiledSchema::from_value(schema).unwrap_err();
+    assert_eq!(error.path, "/$defs/a/exclusiveMinimum");
+    assert_eq!(error.message, "5 is not of type \"boolean\"");
+}
+
+#[test]
+fn multiple_of_a_fraction_answers_as_upstream_does() {
+    use serde_json::Number;
+    let mut gen = Gen(0x6d75_6c74);
+    let random_f64 = |gen: &mut Gen| -> f64 {
+        match gen.below(6) {
+            // Any bit pattern: every magnitude, subnormals included.
+            0 => f64::from_bits(gen.next() & !(0x7ff << 52) | ((gen.below(2047) as u64) << 52)),
+            // Short decimals, as schemas and replies write them.
+            1 => (gen.below(20_000) as f64 - 10_000.0) / 10f64.powi(gen.below(6) as i32),
+            // Decimals at extreme scales, where upstream falls back to `fraction`.
+            2 => (1 + gen.below(999)) as f64 * 10f64.powi(gen.below(640) as i32 - 330),
+            3 => -((1 + gen.below(99)) as f64) * 10f64.powi(-(gen.below(330) as i32)),
+            4 => (gen.next() >> 11) as f64 * 2f64.powi(gen.below(200) as i32 - 100),
+            _ => [
+                0.0,
+                -0.0,
+                5e-324,
+                1e-300,
+                1e300,
+                0.1,
+                0.3,
+                1.5,
+                1e22,
+                1e23,
+                2f64.powi(53),
+            ][gen.below(11)],
+        }
+    };
+    let mut divisors: Vec<f64> = vec![
+        0.01,
+        0.1,
+        0.3,
+        0.5,
+        2.5,
+        1e-10,
+        1e-300,
+        5e-324,
+        1e-22,
+        1e-23,
+        0.0001,
+        1.5e-200,
+        7.3,
+        1.0 / 3.0,
+        123.456,
+        4.9e-324,
+    ];
+    while divisors.len() < 160 {
+        let m = random_f64(&mut gen).abs();
+        if m > 0.0 && m.is_finite() && m.fract() != 0.0 {
+            divisors.push(m);
+        }
+    }
+    let (mut checked, mut whole, mut far_apart, mut far_whole) = (0, 0, 0, 0);
+    for m in divisors {
+        assert!(m.fract() != 0.0, "{m} would take the integer validator");
+        let schema = CompiledSchema::from_value(json!({ "multipleOf": m })).unwrap();
+        let mut instances: Vec<Number> = (0..400)
+            .filter_map(|_| Number::from_f64(random_f64(&mut gen)))
+            .collect();
+        // Multiples, near-multiples and integers too, so that both answers come up often.
+        for k in [
+            1.0, 2.0, 3.0, 7.0, 10.0, 1e10, 1e20, 1e40, 1e100, 1e300, 12345.0, 0.5, 1.0001,
+        ] {
+            instances.extend(Number::from_f64(m * k));
+        }
+        instances.extend([Number::from(0u64), Number::from(7u64), Number::from(-40i64)]);
+        instances.push(Number::from(u64::MAX));
+        for number in instances {
+            let expected = jsonschema_value::numeric::is_multiple_of_float(&number, m);
+            let ours = schema.validate(&Value::Number(number.clone())).is_none();
+            assert_eq!(ours, expected, "{number} multipleOf {m}");
+            let v = number.as_f64().unwrap();
+            checked += 1;
+            whole += usize::from(expected);
+            if v != 0.0 && (v / m).abs().log10().abs() > 40.0 {
+                far_apart += 1;
+                far_whole += usize::from(expected);
+            }
+        }
+    }
+    assert!(
+        checked > 60_000 && whole > 2_000 && checked - whole > 2_000,
+        "{checked} {whole}"
+    );
+    // Pairs 40 orders of magnitude apart are where upstream's last resort answers.
+    assert!(
+        far_apart > 5_000 && far_whole > 200 && far_apart - far_whole > 200,
+        "{far_apart} far apart, {far_whole} whole"
+    );
+}
