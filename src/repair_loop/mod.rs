@@ -466,15 +466,7 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        self.record_verdict(in_flight, now);
-        let classified = Classified::new(
-            ErrorClass::Repairable,
-            Cause::Rejected,
-            Signal::Validation,
-            format!("rejected: {}", one_line(&reason, 300)),
-        );
-        self.fail(&classified);
-        self.state.last_report = None;
+        let classified = self.verdict(in_flight, now, Cause::Rejected, "rejected", &reason);
         let locale = self.config.locale;
         self.repair(
             |previous| build_reask_prompt(previous, Correction::Rejected(&reason), locale),
@@ -492,15 +484,7 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        self.record_verdict(in_flight, now);
-        let classified = Classified::new(
-            ErrorClass::SemanticInvalid,
-            Cause::Semantic,
-            Signal::Validation,
-            format!("invalid: {}", one_line(&reason, 300)),
-        );
-        self.fail(&classified);
-        self.state.last_report = None;
+        let classified = self.verdict(in_flight, now, Cause::Semantic, "invalid", &reason);
         let Some(alternate) = self.config.alternate_prompt.clone() else {
             let detail = format!("{}; no alternatePrompt to switch to", classified.reason);
             return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));
@@ -678,12 +662,28 @@ impl RepairLoop {
         });
     }
 
-    /// A `rejected`/`invalid` verdict: the outcome of the call in flight if one
-    /// is, else a verdict on the reply that produced the last `done`.
-    fn record_verdict(&mut self, in_flight: bool, now: f64) {
+    /// A `rejected` (repairable) or `invalid` (semantic-invalid) verdict: the outcome of the
+    /// call in flight if one is, else a verdict on the reply that produced the last `done`.
+    fn verdict(
+        &mut self,
+        in_flight: bool,
+        now: f64,
+        cause: Cause,
+        label: &str,
+        reason: &str,
+    ) -> Classified {
         if in_flight {
             self.record_call(0.0, now);
         }
+        let class = match cause {
+            Cause::Semantic => ErrorClass::SemanticInvalid,
+            _ => ErrorClass::Repairable,
+        };
+        let line = format!("{label}: {}", one_line(reason, 300));
+        let classified = Classified::new(class, cause, Signal::Validation, line);
+        self.fail(&classified);
+        self.state.last_report = None;
+        classified
     }
 
     fn fail(&mut self, classified: &Classified) {

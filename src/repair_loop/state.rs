@@ -325,29 +325,11 @@ impl RepairLoop {
     /// A kept instruction whole: a `done`'s value is its text parsed again (the text itself
     /// without a schema), exactly the value it held.
     fn with_value(&self, kept: &Instruction) -> Instruction {
-        let Instruction::Done {
-            value: _,
-            text,
-            source,
-            fixes,
-            attempts,
-            cost_usd,
-        } = kept
-        else {
-            return kept.clone();
-        };
-        let value = match self.schema {
-            Some(_) => serde_json::from_str(text).unwrap_or(Value::Null),
-            None => Value::String(text.clone()),
-        };
-        Instruction::Done {
-            value,
-            text: text.clone(),
-            source: *source,
-            fixes: fixes.clone(),
-            attempts: *attempts,
-            cost_usd: *cost_usd,
-        }
+        let has_schema = self.schema.is_some();
+        set_value(kept.clone(), |text| match has_schema {
+            true => serde_json::from_str(text).unwrap_or(Value::Null),
+            false => Value::String(text.to_string()),
+        })
     }
 }
 
@@ -356,6 +338,11 @@ impl RepairLoop {
 /// text (docs/PERFORMANCE.md), and a second copy for the life of the loop doubled the memory a
 /// large reply takes.
 fn without_value(instruction: Instruction) -> Instruction {
+    set_value(instruction, |_| Value::Null)
+}
+
+/// A `done` with the value made from its text; any other instruction as it is.
+fn set_value(instruction: Instruction, value: impl FnOnce(&str) -> Value) -> Instruction {
     match instruction {
         Instruction::Done {
             value: _,
@@ -365,7 +352,7 @@ fn without_value(instruction: Instruction) -> Instruction {
             attempts,
             cost_usd,
         } => Instruction::Done {
-            value: Value::Null,
+            value: value(&text),
             text,
             source,
             fixes,
