@@ -12,7 +12,7 @@ export CHROMEDRIVER ?= /usr/bin/chromedriver
 GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 
 WASM := pkg/selfheal_bg.wasm
-SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(wildcard js/*) scripts/build.sh scripts/build-ecosystem.mjs
+SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(shell find js -type f) scripts/build.sh scripts/guard_glue.mjs
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 # The full build's size gate, a regression guard: 800 KiB gzip while the v0.2 features land on
@@ -68,11 +68,9 @@ test-browser-chrome:
 	  echo 'test-browser: a test page never loaded (a Chromium hang): running the browser tests again' && \
 	  env -u GECKODRIVER wasm-pack test --headless --chrome 2>&1 | tee $(LOGS)/browser.log; }
 
-# In Firefox, tests/web_hostile.rs waits for a product fix: JSON.stringify of its hostile sparse
-# array (length 2^32-1) runs ~45 s in SpiderMonkey before it throws (V8 throws at once), so every
-# export that stringifies a schema (js/schema_keys.js, src/wasm/read.rs) runs for most of a
-# minute there, against SPEC section 7. Run it with FIREFOX_SUITES="web web_toolkit web_hostile".
-FIREFOX_SUITES ?= web web_toolkit
+# Every suite runs in Firefox too. web_hostile's sparse array of length 2^32-1 once took
+# SpiderMonkey ~45 s per JSON.stringify; jsonText (js/snippets/schema_keys.js) now refuses it first.
+FIREFOX_SUITES ?= web web_toolkit web_policy web_de web_hostile
 # wasm-bindgen-test-runner stops geckodriver but leaves its Firefox running (one per suite,
 # busy on the CPU for as long as it lives): the last line ends those, whatever the result.
 test-browser-firefox:

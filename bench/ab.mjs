@@ -6,12 +6,13 @@
 //
 // Each row runs a batch on the old build, then on the new one, `rounds` times; the figure is the
 // median per build and new/old. Rows: Schema.parse of the 0.5 KB and 15 KB orders, and
-// new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object,
-// repairJson of the 2 KB and 50 KB broken orders, and new Schema + free of the order schema never
-// seen before (a unique $comment: the meta-validation and the compile) and seen before (the cache).
+// new RepairLoop + next(valid 0.5 KB reply) + free with the order schema as a plain object, the
+// same with the city schema, a transient next(), repairJson of the 2 KB and 50 KB broken orders,
+// and new Schema + free of the order schema never seen before (a unique $comment: the
+// meta-validation and the compile), seen before (the cache), and a seen city schema.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { ORDER_SCHEMA, PROMPT, orderText, brokenOrderText } from './fixtures.mjs';
+import { CITY_REPLY, CITY_SCHEMA, ORDER_SCHEMA, PROMPT, orderText, brokenOrderText } from './fixtures.mjs';
 
 const require = createRequire(import.meta.url);
 const argv = process.argv.slice(2);
@@ -36,6 +37,16 @@ const loop = (l) => {
 for (const s of schemas) {
   if (!s.parse(small).ok || !s.parse(large).ok) throw new Error('ab: a build rejected a valid order');
 }
+const cityLoop = (l) => {
+  const x = new l.RepairLoop({ prompt: PROMPT, schema: CITY_SCHEMA, seed: 1 });
+  const step = x.next({ kind: 'reply', text: CITY_REPLY });
+  x.free();
+  if (step.type !== 'done') throw new Error(`ab: the loop answered ${step.type}`);
+};
+const transient = libs.map((l) => {
+  const x = new l.RepairLoop({ prompt: PROMPT, budget: { transient: 1e9 }, seed: 1 });
+  return () => x.next({ kind: 'error', error: { status: 503 } }, 1_700_000_000_000);
+});
 for (const text of [brokenSmall, brokenLarge]) {
   const [a, b] = libs.map((l) => l.repairJson(text));
   if (!a || !b || a.text !== b.text || a.fixes.join() !== b.fixes.join()) throw new Error('ab: the builds repair differently');
@@ -56,10 +67,13 @@ for (const [name, fns, n] of [
   ['parse 0.5k', schemas.map((s) => () => s.parse(small)), 2000],
   ['parse 15k', schemas.map((s) => () => s.parse(large)), 100],
   ['loop order', libs.map((l) => () => loop(l)), 1000],
+  ['loop city', libs.map((l) => () => cityLoop(l)), 5000],
+  ['transient', transient, 10000],
   ['repair 2k', libs.map((l) => () => l.repairJson(brokenSmall)), 500],
   ['repair 50k', libs.map((l) => () => l.repairJson(brokenLarge)), 20],
   ['schema new', libs.map((l) => () => newSchema(l, false)), 50],
   ['schema seen', libs.map((l) => () => newSchema(l, true)), 2000],
+  ['schema city', libs.map((l) => () => new l.Schema(CITY_SCHEMA).free()), 20000],
 ]) {
   fns.forEach((f) => time(f, n)); // warm-up
   const samples = fns.map(() => []);

@@ -2,14 +2,20 @@
 # Build the npm package into pkg/ (one package, every runtime; see README "Install and build"):
 #
 #   pkg/selfheal.js, selfheal.d.ts, selfheal_bg.wasm     wasm-bindgen --target nodejs (CommonJS,
-#                                                        self-initialising): the "node" condition
+#                                                        self-initialising)
 #   pkg/web/selfheal.js, selfheal.d.ts, selfheal_bg.wasm wasm-bindgen --target web (ESM, init() /
-#                                                        initSync()): "browser" and "default"
-#   pkg/workerd.js                                       js/workerd.js: imports the .wasm as a module
-#                                                        and calls initSync: the "workerd" condition
-#   pkg/ai.*, standard.*, otel.*                         selfheal/ai, /standard, /otel: see
-#                                                        scripts/build-ecosystem.mjs
-#   pkg/package.json                                     js/package.template.json + Cargo.toml metadata
+#                                                        initSync())
+#   pkg/heal.mjs, heal.d.mts, heal.cjs                   js/package/heal.mts compiled by tsc
+#   pkg/index.cjs, web/index.js, workerd.js (+ .d.ts)    the entries: each glue's exports plus `heal`
+#                                                        bound to its RepairLoop; "node", "browser" /
+#                                                        "default" and "workerd" (workerd.js imports
+#                                                        the .wasm as a module and calls initSync)
+#   pkg/ai.*, standard.*, otel.*                         selfheal/ai, /standard, /otel
+#   pkg/package.json                                     js/package/package.template.json + Cargo.toml
+#
+# Sources: js/snippets/ are the wasm layer's private JS (wasm-bindgen copies them into
+# snippets/); js/package/ holds the public entries and js/package/build-ecosystem.mjs, which
+# writes every entry but the glues.
 #
 # One cargo build, wasm-bindgen twice, wasm-opt -Oz from npm's binaryen (wasm-pack cannot download
 # binaryen here, and Debian's is too old for current Rust output). The package is assembled in a
@@ -27,7 +33,7 @@ wasm-bindgen --target nodejs --out-dir "$stage" --out-name selfheal "$raw_wasm"
 wasm-bindgen --target web --out-dir "$stage/web" --out-name selfheal "$raw_wasm"
 # The raw-export declarations are only for wasm-bindgen's bundler target; nothing here uses them.
 rm -f "$stage/selfheal_bg.wasm.d.ts" "$stage/web/selfheal_bg.wasm.d.ts"
-# JS snippets (js/gather.js) are ES modules; the nodejs glue require()s them, which only newer
+# JS snippets (js/snippets/*.js) are ES modules; the nodejs glue require()s them, which only newer
 # Node versions do for ESM. Rewrite them to CommonJS there: `export function f` -> `function f`
 # plus `module.exports.f = f` (the only export form the snippets use).
 find "$stage/snippets" -name '*.js' -print0 2>/dev/null | while IFS= read -r -d '' snippet; do
@@ -45,7 +51,7 @@ find "$stage/snippets" -name '*.js' -print0 2>/dev/null | while IFS= read -r -d 
   ' "$snippet"
 done
 
-# The trap seat belt (js/trap_guard.js): both glues call the exports through __selfhealGuard, so a
+# The trap seat belt (js/snippets/trap_guard.js): both glues call the exports through __selfhealGuard, so a
 # trap makes every later call throw one clear Error instead of `unreachable` forever. The one
 # change made to wasm-bindgen's output (scripts/guard_glue.mjs); the build fails if wasm-bindgen
 # ever writes the line it changes differently.
@@ -71,17 +77,20 @@ else
   wait "$node_job"
 fi
 
-cp js/workerd.js "$stage/workerd.js"
-cp js/heal.mjs "$stage/heal.mjs"
-cp js/heal.d.mts "$stage/heal.d.mts"
-node scripts/build-ecosystem.mjs "$stage"   # selfheal/ai, selfheal/standard, selfheal/otel
-cp js/web.package.json "$stage/web/package.json"
+# heal: compiled beside the glue declarations it imports its types from (tsc maps .mts to .mjs
+# and .d.mts).
+cp js/package/heal.mts "$stage/heal.mts"
+tsc --target ES2022 --module NodeNext --moduleResolution NodeNext --declaration --strict \
+  --skipLibCheck --lib ES2022,DOM --removeComments false --outDir "$stage" "$stage/heal.mts"
+rm "$stage/heal.mts"
+cp js/package/web.package.json "$stage/web/package.json"
+node js/package/build-ecosystem.mjs "$stage"   # the entries with heal; selfheal/ai, /standard, /otel
 cp README.md "$stage/README.md"
 # package.json: the template's layout and exports, the crate's name, version and metadata.
 cargo metadata --no-deps --offline --format-version 1 | node -e '
   const fs = require("fs");
   const crate = JSON.parse(fs.readFileSync(0, "utf8")).packages.find((p) => p.name === "selfheal");
-  const pkg = JSON.parse(fs.readFileSync("js/package.template.json", "utf8"));
+  const pkg = JSON.parse(fs.readFileSync("js/package/package.template.json", "utf8"));
   Object.assign(pkg, {
     name: crate.name, version: crate.version, description: crate.description,
     license: crate.license, repository: { type: "git", url: crate.repository }, keywords: crate.keywords,

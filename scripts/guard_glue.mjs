@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one change made to wasm-bindgen's JS glue: the trap seat belt (js/trap_guard.js, issue 10
+// The one change made to wasm-bindgen's JS glue: the trap seat belt (js/snippets/trap_guard.js, issue 10
 // item 2). The glue's line that takes the instance's exports is made to take them through
 // `__selfhealGuard`, and the guard's source is appended. scripts/build.sh runs this on both glues;
 // tests/js/packaging.test.mjs applies the same function to a fresh wasm-bindgen run and expects
@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 
-const GUARD = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "js", "trap_guard.js");
+const GUARD = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "js", "snippets", "trap_guard.js");
 
 /** Where each wasm-bindgen target takes the exports, and what it takes them through instead. */
 const LINES = {

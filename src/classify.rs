@@ -147,7 +147,7 @@ pub struct Validation {
 /// a getter that threw, a revoked `Proxy`) is simply `None` or empty. Candidates
 /// are kept in the order SPEC section 3 lists their paths, then the places this
 /// crate reads beyond it (docs/DESIGN.md "classify"; src/wasm/read.rs and
-/// js/gather.js say exactly where each one comes from).
+/// js/snippets/gather.js say exactly where each one comes from).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ErrorInfo {
     /// False when the error itself was `null`/`undefined`.

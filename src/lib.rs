@@ -54,11 +54,13 @@
 
 pub mod backoff;
 pub mod classify;
+pub mod error;
 pub mod prompt;
 pub mod repair_loop;
 pub mod structured;
 pub mod text;
 pub mod toolkit;
+pub mod wire;
 
 /// The JavaScript boundary. Public only so `tests/web.rs` can call the exported
 /// functions from Rust; it is not a Rust API.
@@ -73,8 +75,8 @@ pub use classify::{
 };
 pub use prompt::{build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt};
 pub use repair_loop::{
-    Attempt, Budget, FallbackPlan, Instruction, LoopConfig, LoopReport, Mode, OptionError, Outcome,
-    RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
+    Attempt, Budget, FallbackPlan, Instruction, LoopConfig, LoopOptions, LoopReport, Mode,
+    OptionError, Outcome, RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
 };
 pub use structured::{
     parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,

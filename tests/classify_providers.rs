@@ -1,7 +1,7 @@
 //! SPEC section 10: provider recognition (src/classify/providers.rs), one test per provider,
 //! each built from that provider's documented error body (the doc is cited above each test).
 //!
-//! The bodies are JSON as the provider sends it; [`thrown`] reads them the way js/gather.js
+//! The bodies are JSON as the provider sends it; [`thrown`] reads them the way js/snippets/gather.js
 //! reads a thrown value (the same places, in the same order). The boundary tests
 //! (tests/web_policy.rs in Chromium, tests/js/policy.test.mjs in Node) feed the same bodies,
 //! wrapped as each SDK throws them, through the real reader.
@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 const NOW: f64 = 1_700_000_000_000.0;
 
-/// What js/gather.js reads from a thrown value that is (or wraps) this JSON.
+/// What js/snippets/gather.js reads from a thrown value that is (or wraps) this JSON.
 fn thrown(v: &Value) -> ErrorInfo {
     let at = |path: &[&str]| -> Option<&Value> { path.iter().try_fold(v, |x, k| x.get(k)) };
     let text = |path: &[&str]| at(path).and_then(Value::as_str).map(String::from);

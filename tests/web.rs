@@ -25,8 +25,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
 use selfheal::wasm::classify;
-use selfheal::wasm::loop_js::{JsCircuitBreaker, JsRepairLoop};
 use selfheal::wasm::structured_js::{build_repair_prompt, parse_structured, repair_json, JsSchema};
+use selfheal::wasm::{JsCircuitBreaker, JsRepairLoop};
 
 wasm_bindgen_test_configure!(run_in_browser);
 

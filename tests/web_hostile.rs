@@ -37,8 +37,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
 use selfheal::wasm::classify;
-use selfheal::wasm::loop_js::{JsCircuitBreaker, JsRepairLoop};
 use selfheal::wasm::structured_js::{build_repair_prompt, parse_structured, repair_json, JsSchema};
+use selfheal::wasm::{JsCircuitBreaker, JsRepairLoop};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -778,7 +778,7 @@ fn a_tampered_snapshot_never_traps_the_debug_build() {
     assert_healthy("tampered snapshots");
 }
 
-use selfheal::wasm::toolkit_js::{
+use selfheal::wasm::{
     apply_summary, estimate_tokens, plan_compaction, JsAgentBudget, JsDegradationLadder,
     JsFallbackChain, JsMetrics, JsSupervisor,
 };

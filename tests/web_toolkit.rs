@@ -23,8 +23,8 @@ use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
-use selfheal::wasm::loop_js::JsCircuitBreaker;
-use selfheal::wasm::toolkit_js::{
+use selfheal::wasm::JsCircuitBreaker;
+use selfheal::wasm::{
     apply_summary, estimate_tokens, plan_compaction, JsAgentBudget, JsDegradationLadder,
     JsFallbackChain, JsMetrics, JsSupervisor,
 };

@@ -220,7 +220,7 @@ pub enum JsThrown {
 
 #[derive(Arbitrary, Debug, Clone)]
 pub struct JsErrorObject {
-    /// The reader's places beyond SPEC section 3 (js/gather.js): `$metadata.httpStatusCode`,
+    /// The reader's places beyond SPEC section 3 (js/snippets/gather.js): `$metadata.httpStatusCode`,
     /// a 4xx/5xx number in a body's `code`, status words, cause and reason names, the Workers
     /// flags, OpenRouter's moderation metadata.
     pub aws_status: Option<Scalar>,

@@ -170,8 +170,9 @@ impl Parsed {
     }
 }
 
-/// Options of one parse.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Options of one parse (the JS `ParseOptions`: every field may be left out).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct ParseOptions {
     /// Try `repair_json` when strict parsing fails (SPEC default: true).
     pub local_repair: bool,

@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::repair_loop::OptionError;
+use crate::error::OptionError;
 
 /// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

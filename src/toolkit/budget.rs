@@ -12,8 +12,18 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::OptionError;
 use crate::prompt::Locale;
-use crate::repair_loop::{OptionError, Usage};
+
+/// Tokens one model call used (a loop's `reply` outcome, an `AgentBudget` iteration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Tokens of the prompt.
+    pub input_tokens: u64,
+    /// Tokens of the reply.
+    pub output_tokens: u64,
+}
 
 /// Budget limits. `maxInputTokens` and `maxOutputTokens` are required;
 /// `maxIterations` defaults to 20.

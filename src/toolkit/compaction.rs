@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::neutralise;
+use crate::error::OptionError;
 use crate::prompt::Prompt;
-use crate::repair_loop::OptionError;
 
 /// Who wrote a message. Serialises lowercase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ pub enum Role {
 /// as `{type:"text", text}`, `{type:"tool_use", ...}`,
 /// `{type:"tool_result", tool_use_id, content}`), as in the provider APIs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "must be a string or an array of content parts")]
 pub enum MessageContent {
     /// A plain string.
     Text(String),

@@ -23,11 +23,11 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::breaker::{BreakerOptions, CircuitBreaker};
-use crate::repair_loop::OptionError;
+use crate::error::OptionError;
 
 /// Chain settings. `primary`, `fallbacks` and `timeoutMs` are required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -42,8 +42,9 @@ pub struct FallbackOptions {
     /// only an absent field (JS `undefined`) means no default.
     #[serde(
         default,
+        alias = "\u{0}null",
         skip_serializing_if = "Option::is_none",
-        deserialize_with = "present"
+        deserialize_with = "crate::wire::present_json"
     )]
     pub default_value: Option<Value>,
     /// Carried by each `call` step for the host to enforce; finite, `> 0`.
@@ -62,11 +63,6 @@ fn default_threshold() -> u32 {
 
 fn default_reset_timeout() -> f64 {
     BreakerOptions::default().reset_timeout_ms
-}
-
-/// A field that is present is `Some`, even when it is `null`.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
 }
 
 impl FallbackOptions {

@@ -17,8 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::OptionError;
 use crate::prompt::{Locale, Prompt};
-use crate::repair_loop::OptionError;
 
 /// A level of service. Serialises lowercase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

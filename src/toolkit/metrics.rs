@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::error::OptionError;
 use serde::{Deserialize, Serialize};
 
 /// Events kept; older ones are dropped first.
@@ -42,6 +43,22 @@ pub struct HealingEvent {
     pub tokens_used: u64,
     /// The task finished at a lower level of service.
     pub degraded: bool,
+}
+
+impl HealingEvent {
+    /// Range checks the types cannot express; errors name the JS field.
+    pub fn check(&self) -> Result<(), OptionError> {
+        if !(self.duration_ms.is_finite() && self.duration_ms >= 0.0) {
+            return Err(OptionError::range(
+                "durationMs",
+                "must be a finite number >= 0",
+            ));
+        }
+        if !self.timestamp.is_finite() {
+            return Err(OptionError::range("timestamp", "must be a finite number"));
+        }
+        Ok(())
+    }
 }
 
 /// `summary()`: figures over the events in the window.

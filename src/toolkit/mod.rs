@@ -27,7 +27,7 @@ pub mod retry_budget;
 pub mod supervisor;
 
 pub use breaker::{BreakerOptions, BreakerState, CircuitBreaker};
-pub use budget::{AgentBudget, AgentBudgetOptions, BudgetStatus};
+pub use budget::{AgentBudget, AgentBudgetOptions, BudgetStatus, Usage};
 pub use compaction::{
     apply_summary, estimate_tokens, plan_compaction, Compaction, CompactionOptions, Message,
     MessageContent, Role,

@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::repair_loop::OptionError;
+use crate::error::OptionError;
 
 /// Buckets per window.
 pub const SLICES: usize = 10;

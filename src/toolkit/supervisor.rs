@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::neutralise;
+use crate::error::OptionError;
 use crate::prompt::Prompt;
-use crate::repair_loop::OptionError;
 use crate::structured::repair_json;
 
 /// Supervisor limits (SPEC defaults in `Default`).

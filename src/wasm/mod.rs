@@ -6,15 +6,25 @@
 //! inputs are read (getters, proxies) can never find a borrow held, and a
 //! thrown error leaves the object usable.
 
+mod classes;
+pub mod de;
 mod dts;
-pub mod loop_js;
+mod error;
 mod random;
 mod read;
 mod registry;
-pub mod retry_budget_js;
 mod rules_js;
 pub mod structured_js;
-pub mod toolkit_js;
+
+pub use classes::agent_budget::JsAgentBudget;
+pub use classes::breaker::JsCircuitBreaker;
+pub use classes::compaction::{apply_summary, estimate_tokens, plan_compaction};
+pub use classes::fallback_chain::JsFallbackChain;
+pub use classes::ladder::JsDegradationLadder;
+pub use classes::metrics::JsMetrics;
+pub use classes::repair_loop::JsRepairLoop;
+pub use classes::retry_budget::JsRetryBudget;
+pub use classes::supervisor::JsSupervisor;
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -37,7 +47,7 @@ pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
         })
 }
 
-#[wasm_bindgen(module = "/js/instructions.js")]
+#[wasm_bindgen(module = "/js/snippets/instructions.js")]
 extern "C" {
     // Object literals from our own primitives: nothing user-defined runs, nothing can throw.
     #[wasm_bindgen(js_name = classified)]
@@ -58,7 +68,7 @@ extern "C" {
     ) -> JsValue;
 }
 
-#[wasm_bindgen(module = "/js/instructions.js")]
+#[wasm_bindgen(module = "/js/snippets/instructions.js")]
 extern "C" {
     #[wasm_bindgen(js_name = parsedOk)]
     fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
@@ -73,7 +83,7 @@ extern "C" {
     ) -> JsValue;
 }
 
-/// Fix names comma-joined (each is a kebab-case word), for js/instructions.js to split.
+/// Fix names comma-joined (each is a kebab-case word), for js/snippets/instructions.js to split.
 fn fix_names(fixes: &[crate::structured::Fix]) -> String {
     let mut out = String::new();
     for fix in fixes {
@@ -119,7 +129,7 @@ fn variant_js<T: Serialize>(v: &T) -> JsValue {
     }
 }
 
-/// A classification as JS, built by js/instructions.js. Destructured without `..`: a field
+/// A classification as JS, built by js/snippets/instructions.js. Destructured without `..`: a field
 /// added to `Classified` must be added here too, or this stops compiling.
 pub(crate) fn classified_to_js(c: &crate::classify::Classified) -> JsValue {
     let crate::classify::Classified {
@@ -138,7 +148,7 @@ pub(crate) fn classified_to_js(c: &crate::classify::Classified) -> JsValue {
     )
 }
 
-/// A `wait-for-backoff` instruction as JS, built by js/instructions.js.
+/// A `wait-for-backoff` instruction as JS, built by js/snippets/instructions.js.
 pub(crate) fn wait_for_backoff_to_js(
     delay_ms: f64,
     prompt: &crate::prompt::Prompt,

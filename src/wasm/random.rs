@@ -11,11 +11,11 @@
 //!   `RandomState`) already use fixed keys on wasm32-unknown-unknown, so unpredictable ahash keys
 //!   would not make a flood of colliding keys any cheaper to survive (the reply size cap does).
 //!
-//! Not selfheal's default jitter seeds: `random_seed` in loop_js.rs calls [`crypto_fill`]
+//! Not selfheal's default jitter seeds: [`random_seed`] below calls [`crypto_fill`]
 //! directly and refuses to run without crypto, because a jitter seed from the clock
 //! synchronises retries across isolates.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::*;
 
@@ -71,4 +71,46 @@ unsafe extern "Rust" fn __getrandom_v03_custom(
         fill(unsafe { std::slice::from_raw_parts_mut(dest, len) });
     }
     Ok(())
+}
+
+// ---------- default seeds for RepairLoop ----------
+
+thread_local! {
+    /// Where default seeds come from: a SplitMix64 stream seeded once per instance from the
+    /// platform's random source. `crypto.getRandomValues` per loop cost ~3.5 us (Node's
+    /// webcrypto), a tenth of `new RepairLoop`; jitter needs distinct, unpredictable-enough
+    /// seeds, not a fresh draw from the OS each time. Never seeded from anything else: a
+    /// stream seeded from a fallback (the clock is 0 at a Worker's global scope) would give
+    /// every later loop of the isolate the same jitter (issue 10, defect 6).
+    static SEEDS: RefCell<Option<crate::backoff::Rng>> = const { RefCell::new(None) };
+}
+
+/// The default seed: the next draw of [`SEEDS`], seeded on first use from
+/// crypto.getRandomValues. Where there is no random source (a Cloudflare Worker's global
+/// scope), the loop is not built: an `Error` says why, and the stream stays unseeded, so a
+/// loop built later, inside a handler, draws properly.
+pub(crate) fn random_seed() -> Result<u64, JsValue> {
+    SEEDS.with(|cell| {
+        let mut seeds = cell.try_borrow_mut().map_err(|_| super::error::Busy)?;
+        let stream = match seeds.as_mut() {
+            Some(stream) => stream,
+            None => {
+                let mut bytes = [0u8; 8];
+                if !crypto_fill(&mut bytes) {
+                    return Err(no_random_source());
+                }
+                seeds.insert(crate::backoff::Rng::new(u64::from_le_bytes(bytes)))
+            }
+        };
+        Ok(stream.next_u64())
+    })
+}
+
+fn no_random_source() -> JsValue {
+    js_sys::Error::new(
+        "selfheal: RepairLoop needs a random seed for its jitter and no random source is \
+         available here (Cloudflare Workers allow random values only inside a request \
+         handler): create the loop inside the handler, or pass options.seed",
+    )
+    .into()
 }

@@ -5,7 +5,7 @@
 //! absent field (for `classify`) or a `TypeError` naming the field (for
 //! options). No borrow of a selfheal object is held while user code can run.
 //! Thrown errors, read in many places at once, are gathered by a JS helper
-//! (js/gather.js) in one crossing instead.
+//! (js/snippets/gather.js) in one crossing instead.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -28,21 +28,14 @@ pub fn is_array(v: &JsValue) -> bool {
     v.is_object() && array_is_array(v).unwrap_or(false)
 }
 
-/// A bad argument: becomes a `TypeError` or `RangeError` naming the field.
-#[derive(Debug)]
-pub struct Bad {
-    pub field: String,
-    pub message: String,
-    pub range: bool,
-}
-
-pub type Read<T> = Result<T, Bad>;
+pub use super::error::Read;
+pub use crate::error::OptionError as Bad;
 
 pub fn type_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
     Err(Bad {
         field: field.to_string(),
         message: message.into(),
-        range: false,
+        is_range: false,
     })
 }
 
@@ -50,31 +43,8 @@ pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
     Err(Bad {
         field: field.to_string(),
         message: message.into(),
-        range: true,
+        is_range: true,
     })
-}
-
-impl From<Bad> for JsValue {
-    fn from(b: Bad) -> JsValue {
-        // Messages may quote the input: one line, readable whatever the input's size.
-        let message = crate::text::one_line(&b.message, 300);
-        let msg = format!("selfheal: {} {}", b.field, message);
-        if b.range {
-            js_sys::RangeError::new(&msg).into()
-        } else {
-            js_sys::TypeError::new(&msg).into()
-        }
-    }
-}
-
-impl From<crate::repair_loop::OptionError> for Bad {
-    fn from(e: crate::repair_loop::OptionError) -> Bad {
-        Bad {
-            field: e.field,
-            message: e.message,
-            range: e.is_range,
-        }
-    }
 }
 
 pub fn is_object(v: &JsValue) -> bool {
@@ -220,33 +190,9 @@ pub fn optional<T>(
     convert(&v, &path(parent, key)).map(Some)
 }
 
-/// `obj[key]` converted by `convert`: `None` when absent, `Some(None)` for an explicit `null`.
-fn nullable<T>(
-    obj: &JsValue,
-    key: &str,
-    parent: &str,
-    convert: impl FnOnce(&JsValue, &str) -> Read<T>,
-) -> Read<Option<Option<T>>> {
-    let v = field_in(obj, key, parent)?;
-    if v.is_undefined() {
-        return Ok(None);
-    }
-    if v.is_null() {
-        return Ok(Some(None));
-    }
-    convert(&v, &path(parent, key)).map(|n| Some(Some(n)))
-}
-
 fn string_value(v: &JsValue, p: &str) -> Read<String> {
     v.as_string().map_or_else(
         || type_err(p, format!("must be a string, got {}", type_name(v))),
-        Ok,
-    )
-}
-
-fn bool_value(v: &JsValue, p: &str) -> Read<bool> {
-    v.as_bool().map_or_else(
-        || type_err(p, format!("must be a boolean, got {}", type_name(v))),
         Ok,
     )
 }
@@ -275,24 +221,6 @@ pub fn req_string(obj: &JsValue, key: &str, parent: &str) -> Read<String> {
     }
 }
 
-pub fn opt_bool(obj: &JsValue, key: &str, parent: &str) -> Read<Option<bool>> {
-    optional(obj, key, parent, bool_value)
-}
-
-/// A number: `TypeError` unless a JS number; `RangeError` if NaN/±Infinity or negative.
-pub fn number_value(v: &JsValue, p: &str) -> Read<f64> {
-    let Some(n) = v.as_f64() else {
-        return type_err(p, format!("must be a number, got {}", type_name(v)));
-    };
-    if !n.is_finite() {
-        return range_err(p, format!("must be a finite number, got {}", js_number(n)));
-    }
-    if n < 0.0 {
-        return range_err(p, format!("must be >= 0, got {n}"));
-    }
-    Ok(n)
-}
-
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
 pub fn js_number(n: f64) -> String {
     if n.is_infinite() {
@@ -304,49 +232,6 @@ pub fn js_number(n: f64) -> String {
     } else {
         n.to_string()
     }
-}
-
-pub fn opt_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<f64>> {
-    optional(obj, key, parent, number_value)
-}
-
-/// A whole count >= 0 that fits in u32.
-pub fn count_value(v: &JsValue, p: &str) -> Read<u32> {
-    let n = number_value(v, p)?;
-    if n.fract() != 0.0 {
-        return range_err(p, format!("must be a whole number, got {n}"));
-    }
-    if n > u32::MAX as f64 {
-        return range_err(p, format!("must be at most {}, got {n}", u32::MAX));
-    }
-    Ok(n as u32)
-}
-
-pub fn opt_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<u32>> {
-    optional(obj, key, parent, count_value)
-}
-
-pub fn nullable_number(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Option<f64>>> {
-    nullable(obj, key, parent, number_value)
-}
-
-pub fn nullable_count(obj: &JsValue, key: &str, parent: &str) -> Read<Option<Option<u32>>> {
-    nullable(obj, key, parent, count_value)
-}
-
-/// An optional sub-object: `None` when absent or null, `TypeError` when not an object.
-pub fn opt_object(obj: &JsValue, key: &str, parent: &str) -> Read<Option<JsValue>> {
-    let v = field_in(obj, key, parent)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    if !v.is_object() || is_array(&v) {
-        return type_err(
-            &path(parent, key),
-            format!("must be an object, got {}", type_name(&v)),
-        );
-    }
-    Ok(Some(v))
 }
 
 /// `now`: absent means `Date.now()`.
@@ -396,9 +281,16 @@ pub fn type_name(v: &JsValue) -> &'static str {
     }
 }
 
+#[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
+extern "C" {
+    /// `JSON.stringify`, refusing at once what no reader takes (js/snippets/schema_keys.js).
+    #[wasm_bindgen(catch, js_name = jsonText)]
+    fn json_text_js(v: &JsValue) -> Result<JsValue, JsValue>;
+}
+
 /// `JSON.stringify(v)` for a value that must be JSON (schemas, values to validate).
 pub fn json_text(v: &JsValue, p: &str) -> Read<String> {
-    match js_sys::JSON::stringify(v) {
+    match json_text_js(v) {
         Ok(s) => match s.as_string() {
             Some(s) => Ok(s),
             None => not_serialisable(p, v, None),
@@ -420,18 +312,19 @@ pub fn not_serialisable<T>(p: &str, v: &JsValue, thrown: Option<&JsValue>) -> Re
 
 // ---------- errors for classify ----------
 
-#[wasm_bindgen(module = "/js/gather.js")]
+#[wasm_bindgen(module = "/js/snippets/gather.js")]
 extern "C" {
-    /// Every place SPEC section 3 reads, gathered in one call (js/gather.js). Imported with
+    /// Every place SPEC section 3 reads, gathered in one call (js/snippets/gather.js). Imported with
     /// `catch` although it never throws by design.
     #[wasm_bindgen(catch, js_name = gatherError)]
     fn gather_error(error: &JsValue) -> Result<String, JsValue>;
-    /// `{kind: "error", error, costUsd?}` in one call, or "" for any other outcome.
-    #[wasm_bindgen(catch, js_name = gatherErrorOutcome)]
-    fn gather_error_outcome(outcome: &JsValue) -> Result<String, JsValue>;
+    /// How `next(outcome)` starts, as JSON text of [`Start`]: an error outcome read whole, the
+    /// kind of another, or "read the fields".
+    #[wasm_bindgen(catch, js_name = startOutcome)]
+    fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
 
-/// A string or a finite number, as js/gather.js keeps them.
+/// A string or a finite number, as js/snippets/gather.js keeps them.
 enum Scalar {
     Text(String),
     Number(f64),
@@ -482,7 +375,7 @@ impl Scalar {
     }
 }
 
-/// What js/gather.js reads (`gatherError`), by name. Each list holds its places in the order
+/// What js/snippets/gather.js reads (`gatherError`), by name. Each list holds its places in the order
 /// the gatherer reads them; see `ErrorInfo` for what each place is. The gatherer leaves out
 /// empty, false and null fields: they are the defaults here.
 #[derive(Default, serde::Deserialize)]
@@ -553,7 +446,7 @@ impl From<Gathered> for ErrorInfo {
 }
 
 /// Everything SPEC section 3 reads from a thrown value. Never throws: anything unreadable is
-/// absent. The reading itself happens in js/gather.js, in one boundary crossing.
+/// absent. The reading itself happens in js/snippets/gather.js, in one boundary crossing.
 pub fn error_info(error: &JsValue) -> ErrorInfo {
     match gather_error(error)
         .ok()
@@ -569,15 +462,29 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// An error outcome as js/gather.js `gatherErrorOutcome` reads it.
+/// How `next(outcome)` starts, as js/snippets/gather.js `startOutcome` reports it.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GatheredOutcome {
+struct Start {
+    #[serde(rename = "as")]
+    tag: StartTag,
+    #[serde(default)]
     cost_usd: f64,
+    #[serde(default)]
     error: Gathered,
+    #[serde(default)]
+    kind: String,
 }
 
-/// How reading an outcome starts (js/gather.js `gatherErrorOutcome`, one crossing).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum StartTag {
+    Error,
+    Kind,
+    Fields,
+}
+
+/// How reading an outcome starts (one crossing).
 pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),
@@ -588,18 +495,26 @@ pub enum OutcomeStart {
 }
 
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
-    let Ok(text) = gather_error_outcome(outcome) else {
-        return OutcomeStart::Unread;
-    };
-    if !text.starts_with('{') {
-        return match text.as_str() {
-            "reply" | "rejected" | "invalid" => OutcomeStart::Kind(text),
-            _ => OutcomeStart::Unread,
-        };
-    }
-    match serde_json::from_str::<GatheredOutcome>(&text) {
-        Ok(o) => OutcomeStart::Error(o.error.into(), o.cost_usd),
-        Err(_) => OutcomeStart::Unread,
+    let start = start_outcome(outcome)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Start>(&text).ok());
+    match start {
+        Some(Start {
+            tag: StartTag::Error,
+            cost_usd,
+            error,
+            ..
+        }) => OutcomeStart::Error(error.into(), cost_usd),
+        Some(Start {
+            tag: StartTag::Kind,
+            kind,
+            ..
+        }) => OutcomeStart::Kind(kind),
+        Some(Start {
+            tag: StartTag::Fields,
+            ..
+        })
+        | None => OutcomeStart::Unread,
     }
 }
 

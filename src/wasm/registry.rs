@@ -9,9 +9,14 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::rc::{Rc, Weak};
 use std::thread::LocalKey;
 
-use super::read::Fnv1a;
+use wasm_bindgen::JsValue;
+
+use super::error::{Busy, Read};
+use super::read::{self, Fnv1a};
+use crate::error::OptionError;
 
 /// The last id handed out, and the live entries by id.
 pub struct Registry<T> {
@@ -57,4 +62,64 @@ pub fn remove<T: 'static>(key: &'static LocalKey<RefCell<Registry<T>>>, id: u32)
             r.live.remove(&id);
         }
     });
+}
+
+/// The registry of one shared class (`BREAKERS`, `RETRY_BUDGETS`).
+pub type SharedKey<T> = &'static LocalKey<RefCell<Registry<Weak<RefCell<T>>>>>;
+
+/// A class whose state other objects hold too (a breaker or a retry budget that loops share):
+/// the state behind an `Rc`, registered under an id for as long as the instance lives.
+pub struct Shared<T: 'static> {
+    pub inner: Rc<RefCell<T>>,
+    pub id: u32,
+    key: SharedKey<T>,
+}
+
+impl<T: 'static> Shared<T> {
+    pub fn new(key: SharedKey<T>, value: T) -> Shared<T> {
+        let inner = Rc::new(RefCell::new(value));
+        let id = add(key, Rc::downgrade(&inner));
+        Shared { inner, id, key }
+    }
+
+    /// Run `f` on the state; [`Busy`] while a call holds it.
+    pub fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Result<R, JsValue> {
+        let mut v = self.inner.try_borrow_mut().map_err(|_| Busy)?;
+        Ok(f(&mut v))
+    }
+}
+
+impl<T: serde::Serialize + 'static> Shared<T> {
+    /// `toJSON()`.
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        let v = self.inner.try_borrow().map_err(|_| Busy)?;
+        super::to_js_json(&*v)
+    }
+}
+
+impl<T: 'static> Drop for Shared<T> {
+    fn drop(&mut self) {
+        remove(self.key, self.id);
+    }
+}
+
+/// The shared instance passed as an argument (`field`), found by the id its getter `id_key`
+/// gives; `undefined`/`null` for none. `what` names the class in the error.
+pub fn shared_arg<T: 'static>(
+    key: SharedKey<T>,
+    v: &JsValue,
+    id_key: &str,
+    field: &str,
+    what: &str,
+) -> Read<Option<Rc<RefCell<T>>>> {
+    if read::is_nullish(v) {
+        return Ok(None);
+    }
+    match find(key, read::get(v, id_key).as_f64()).and_then(|w| w.upgrade()) {
+        Some(found) => Ok(Some(found)),
+        None => Err(OptionError::type_(
+            field,
+            &format!("must be a {what} (a live instance from this module)"),
+        )),
+    }
 }

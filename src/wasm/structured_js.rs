@@ -5,32 +5,33 @@ use std::sync::Arc;
 
 use wasm_bindgen::prelude::*;
 
+use super::de;
 use super::read::{self, type_err, Read};
 use super::registry::{self, Registry};
 use super::{to_js_json, to_js_plain};
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
-    self, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions, SchemaCache,
-    SchemaOptions,
+    self, CompiledSchema, FailureReport, ParseOptions, SchemaCache, SchemaOptions,
 };
 
 thread_local! {
     /// Compiled schemas of this wasm instance, by text. A memo, not state:
     /// it changes no result, only how often a schema is compiled.
     static CACHE: RefCell<SchemaCache> = RefCell::new(SchemaCache::default());
-    /// The compiled schemas js/schema_keys.js knows by slot number.
+    /// The compiled schemas js/snippets/schema_keys.js knows by slot number.
     static SLOTS: RefCell<Vec<Option<Arc<CompiledSchema>>>> = const { RefCell::new(Vec::new()) };
 }
 
-#[wasm_bindgen(module = "/js/schema_keys.js")]
+#[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
 extern "C" {
-    /// A slot number, the schema's JSON text (a miss), `null` for a `Schema` instance or
-    /// `undefined`; throws what `JSON.stringify` throws.
+    /// Where a schema's compiled form is (see the snippet): a slot, minus a `Schema` id, `null`
+    /// for a freed `Schema`, its JSON text on a miss, `false`, or `undefined` for a non-object;
+    /// throws what `jsonText` throws.
     #[wasm_bindgen(catch, js_name = schemaLookup)]
     fn schema_lookup(schema: &JsValue) -> Result<JsValue, JsValue>;
-    /// The slot the last missed text now has.
+    /// Keeps a missed text (handed back as the JS string it was) under a slot; the slot.
     #[wasm_bindgen(js_name = schemaRemember)]
-    fn schema_remember() -> i32;
+    fn schema_remember(text: &JsValue) -> i32;
 }
 
 /// Compile (or fetch from the cache) a schema given as an object, a string or a `Schema`.
@@ -88,7 +89,7 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
             let Ok(mut s) = s.try_borrow_mut() else {
                 return;
             };
-            let Ok(slot) = usize::try_from(schema_remember()) else {
+            let Ok(slot) = usize::try_from(schema_remember(&found)) else {
                 return;
             };
             if s.len() <= slot {
@@ -133,76 +134,64 @@ fn schema_instance_text(v: &JsValue, field: &str) -> Read<Option<String>> {
     }
 }
 
-fn parse_options(v: &JsValue, parent: &str) -> Read<ParseOptions> {
-    let mut o = ParseOptions::new();
-    if read::is_nullish(v) {
-        return Ok(o);
-    }
-    if !read::is_object(v) {
-        return type_err(
-            parent,
-            format!("must be an object, got {}", read::type_name(v)),
-        );
-    }
-    if let Some(b) = read::opt_bool(v, "localRepair", parent)? {
-        o.local_repair = b;
-    }
-    o.stop_reason = read::opt_string(v, "stopReason", parent)?;
-    if let Some(b) = read::opt_bool(v, "coerce", parent)? {
-        o.coerce = b;
-    }
-    if let Some(n) = read::opt_count(v, "maxReplyChars", parent)? {
-        o.max_reply_chars = n as usize;
-    }
-    Ok(o)
+/// `{ localRepair?, stopReason?, coerce?, maxReplyChars? }`, or the defaults.
+fn parse_options(v: &JsValue) -> Read<ParseOptions> {
+    de::optional(v, "options")
 }
 
 /// `new Schema(schema, { formats, resources })`: `None` for the defaults, so the schema is
 /// found and cached by its text as before. `resources` is read with one `JSON.stringify` (no
 /// key enumeration on a user object, which a Proxy could make throw).
 fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
-    if read::is_nullish(v) {
-        return Ok(None);
+    /// `new Schema`'s second argument.
+    #[derive(Default, serde::Deserialize)]
+    struct Given {
+        formats: Option<bool>,
+        #[serde(default, deserialize_with = "crate::wire::present_json")]
+        resources: Option<serde_json::Value>,
     }
-    if !read::is_object(v) {
-        return type_err(
-            "options",
-            format!("must be an object, got {}", read::type_name(v)),
-        );
-    }
-    let formats = read::opt_bool(v, "formats", "options")?;
-    let field = read::field(v, "resources", "options.resources")?;
+    let given: Given = de::optional(v, "options")?;
     let mut resources = Vec::new();
-    if !read::is_nullish(&field) {
-        if !read::is_object(&field) || read::is_array(&field) {
+    match given.resources {
+        None => {}
+        Some(serde_json::Value::Object(docs)) => {
+            for (uri, doc) in docs {
+                if !(doc.is_object() || doc.is_boolean()) {
+                    return type_err(
+                        &format!("options.resources[{uri:?}]"),
+                        "must be a JSON Schema (object or boolean)",
+                    );
+                }
+                resources.push((uri, doc));
+            }
+        }
+        Some(other) => {
             return type_err(
                 "options.resources",
                 format!(
                     "must be an object of schema documents by URI, got {}",
-                    read::type_name(&field)
+                    json_type(&other)
                 ),
-            );
-        }
-        let text = read::json_text(&field, "options.resources")?;
-        let docs: serde_json::Map<String, serde_json::Value> = serde_json::from_str(&text)
-            .or_else(|e| type_err("options.resources", format!("could not be read: {e}")))?;
-        for (uri, doc) in docs {
-            if !(doc.is_object() || doc.is_boolean()) {
-                return type_err(
-                    &format!("options.resources[{uri:?}]"),
-                    "must be a JSON Schema (object or boolean)",
-                );
-            }
-            resources.push((uri, doc));
+            )
         }
     }
-    if formats.unwrap_or(true) && resources.is_empty() {
+    let formats = given.formats.unwrap_or(true);
+    if formats && resources.is_empty() {
         return Ok(None);
     }
-    Ok(Some(SchemaOptions {
-        formats: formats.unwrap_or(true),
-        resources,
-    }))
+    Ok(Some(SchemaOptions { formats, resources }))
+}
+
+/// The JS name of a JSON value's type, for messages.
+fn json_type(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(_) => "number",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "object",
+    }
 }
 
 /// A schema given as an object, a boolean, JSON text or a `Schema`, as a JSON value.
@@ -254,15 +243,7 @@ fn too_long_unread(raw: &JsValue, options: &ParseOptions) -> Option<Result<JsVal
 }
 
 fn raw_arg(v: &JsValue, field: &str) -> Read<String> {
-    v.as_string().map_or_else(
-        || {
-            type_err(
-                field,
-                format!("must be a string, got {}", read::type_name(v)),
-            )
-        },
-        Ok,
-    )
+    de::read_js(v, field, de::Limits::DEFAULT, de::Keys::Declared)
 }
 
 /// A compiled JSON Schema.
@@ -318,16 +299,7 @@ impl JsSchema {
     }
 
     pub fn parse(&self, raw: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
-        let options = parse_options(&options, "options")?;
-        if let Some(refused) = too_long_unread(&raw, &options) {
-            return refused;
-        }
-        let text = raw_arg(&raw, "raw")?;
-        parsed_to_js(
-            &raw,
-            &text,
-            &structured::parse(&text, Some(&self.compiled), &options),
-        )
+        parse_with(&self.compiled, &raw, &options)
     }
 
     pub fn validate(&self, value: JsValue) -> Result<JsValue, JsValue> {
@@ -348,15 +320,25 @@ pub fn parse_structured(
     options: JsValue,
 ) -> Result<JsValue, JsValue> {
     let compiled = schema_arg(&schema, "schema")?;
-    let options = parse_options(&options, "options")?;
-    if let Some(refused) = too_long_unread(&raw, &options) {
+    parse_with(&compiled, &raw, &options)
+}
+
+/// `Schema.parse(raw, options)` and `parseStructured(_, raw, options)`: a reply too long to
+/// copy is refused unread; anything else is parsed against `compiled`.
+fn parse_with(
+    compiled: &CompiledSchema,
+    raw: &JsValue,
+    options: &JsValue,
+) -> Result<JsValue, JsValue> {
+    let options = parse_options(options)?;
+    if let Some(refused) = too_long_unread(raw, &options) {
         return refused;
     }
-    let text = raw_arg(&raw, "raw")?;
+    let text = raw_arg(raw, "raw")?;
     parsed_to_js(
-        &raw,
+        raw,
         &text,
-        &structured::parse(&text, Some(&compiled), &options),
+        &structured::parse(&text, Some(compiled), &options),
     )
 }
 
@@ -425,19 +407,13 @@ pub fn build_repair_prompt(
     let report = report_arg(&report)?;
     let compiled = schema_arg(&schema, "schema")?;
     let raw = raw_arg(&raw, "raw")?;
-    let mut max_raw = DEFAULT_MAX_RAW_CHARS;
-    let mut locale = Locale::En;
-    if !read::is_nullish(&options) {
-        if !read::is_object(&options) {
-            return read::type_err("options", "must be an object").map_err(Into::into);
-        }
-        if let Some(n) = read::opt_count(&options, "maxRawChars", "options")? {
-            max_raw = n as usize;
-        }
-        if let Some(l) = read::opt_string(&options, "locale", "options")? {
-            locale = locale_value(&l, "options.locale")?;
-        }
-    }
+    let options: PromptOptions = de::optional(&options, "options")?;
+    let (max_raw, locale) = (
+        options
+            .max_raw_chars
+            .map_or(DEFAULT_MAX_RAW_CHARS, |n| n as usize),
+        options.locale.unwrap_or_default(),
+    );
     to_js_plain(&build_fix_prompt(
         &report,
         compiled.value(),
@@ -447,88 +423,23 @@ pub fn build_repair_prompt(
     ))
 }
 
-pub(crate) fn locale_value(s: &str, field: &str) -> Read<Locale> {
-    Locale::parse(s).map_or_else(
-        || {
-            type_err(
-                field,
-                format!("must be \"en\", \"ja\" or \"zh\", got {s:?}"),
-            )
-        },
-        Ok,
-    )
+/// `buildRepairPrompt`'s options.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PromptOptions {
+    max_raw_chars: Option<u32>,
+    locale: Option<Locale>,
 }
 
-/// A `FailureReport` given by the host (usually one selfheal produced).
+/// A `FailureReport` given by the host (usually one selfheal produced), its lists at most
+/// [`MAX_REPORT_ITEMS`] long.
 fn report_arg(v: &JsValue) -> Read<FailureReport> {
-    if !read::is_object(v) {
-        return type_err(
-            "report",
-            format!("must be a FailureReport object, got {}", read::type_name(v)),
-        );
-    }
-    let kinds_v = read::field(v, "kinds", "report.kinds")?;
-    let issues_v = read::field(v, "issues", "report.issues")?;
-    let mut kinds = Vec::new();
-    for (i, k) in array_items(&kinds_v, "report.kinds")?.iter().enumerate() {
-        let p = format!("report.kinds[{i}]");
-        let s = k
-            .as_string()
-            .map_or_else(|| type_err(&p, "must be a string"), Ok)?;
-        kinds.push(kind_value(&s, &p)?);
-    }
-    let mut issues = Vec::new();
-    for (i, item) in array_items(&issues_v, "report.issues")?.iter().enumerate() {
-        let p = format!("report.issues[{i}]");
-        if !read::is_object(item) {
-            return type_err(&p, "must be an object");
-        }
-        let kind = kind_value(&read::req_string(item, "kind", &p)?, &format!("{p}.kind"))?;
-        issues.push(FailureIssue {
-            kind,
-            path: read::req_string(item, "path", &p)?,
-            message: read::req_string(item, "message", &p)?,
-        });
-    }
-    Ok(FailureReport { kinds, issues })
+    let limits = de::Limits {
+        items: MAX_REPORT_ITEMS,
+        ..de::Limits::DEFAULT
+    };
+    de::read_js(v, "report", limits, de::Keys::Declared)
 }
 
-fn kind_value(s: &str, field: &str) -> Read<FailureKind> {
-    match s {
-        "empty" => Ok(FailureKind::Empty),
-        "json-syntax" => Ok(FailureKind::JsonSyntax),
-        "schema" => Ok(FailureKind::Schema),
-        "truncated" => Ok(FailureKind::Truncated),
-        _ => type_err(
-            field,
-            format!("must be one of empty, json-syntax, schema, truncated; got {s:?}"),
-        ),
-    }
-}
-
-/// The items of a real array, read with catching getters; capped for hostile input.
-fn array_items(v: &JsValue, field: &str) -> Read<Vec<JsValue>> {
-    if !read::is_array(v) {
-        return type_err(
-            field,
-            format!("must be an array, got {}", read::type_name(v)),
-        );
-    }
-    let len = read::field(v, "length", field)?.as_f64().unwrap_or(0.0);
-    const MAX: f64 = 10_000.0;
-    if len > MAX {
-        return Err(read::Bad {
-            field: field.into(),
-            message: format!("has {len} items, above the limit of {MAX}"),
-            range: true,
-        });
-    }
-    let mut out = Vec::with_capacity(len as usize);
-    for i in 0..len as u32 {
-        out.push(
-            js_sys::Reflect::get_u32(v, i)
-                .or_else(|_| type_err(&format!("{field}[{i}]"), "could not be read"))?,
-        );
-    }
-    Ok(out)
-}
+/// Items of `report.kinds` and `report.issues` (README "Limits").
+const MAX_REPORT_ITEMS: u32 = 10_000;

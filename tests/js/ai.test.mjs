@@ -1,4 +1,4 @@
-// js/ai.mjs with the real `ai` package (7.x) and its mock language model (ai/test): the
+// js/package/ai.mjs with the real `ai` package (7.x) and its mock language model (ai/test): the
 // middleware on doGenerate and doStream, repairText for generateObject, repairToolCall for
 // generateText. End-to-end runs with the official providers are in ai_providers.test.mjs.
 import { test } from "node:test";
@@ -8,7 +8,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import * as z from "zod";
 
 import * as selfheal from "../../pkg/selfheal.js";
-import { createSelfhealAi, forClassify, SelfhealError } from "../../js/ai.mjs";
+import { createSelfhealAi, forClassify, SelfhealError } from "../../js/package/ai.mjs";
 
 const { selfhealMiddleware, repairText, repairToolCall, degradeOf } = createSelfhealAi(selfheal);
 const FAST = { backoff: { baseMs: 5, jitterMs: 0 }, seed: 1 };

@@ -9,7 +9,7 @@ import { generateObject, generateText, Output, streamText, tool, wrapLanguageMod
 import * as z from "zod";
 
 import * as selfheal from "../../pkg/selfheal.js";
-import { createSelfhealAi } from "../../js/ai.mjs";
+import { createSelfhealAi } from "../../js/package/ai.mjs";
 import { startMockLlm } from "../mock-llm/server.mjs";
 
 const { selfhealMiddleware, repairText, repairToolCall, degradeOf } = createSelfhealAi(selfheal);

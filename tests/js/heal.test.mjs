@@ -1,4 +1,4 @@
-// js/heal.mjs: the ready-made host loop (real timers, AbortSignal, check,
+// selfheal/heal (js/package/heal.mts, built to pkg/heal.mjs): the ready-made host loop (real timers, AbortSignal, check,
 // onStep), driven against the mock LLM server with the official SDKs and with
 // plain fetch.
 import { test } from "node:test";
@@ -7,7 +7,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 
 import { RepairLoop, CircuitBreaker } from "../../pkg/selfheal.js";
-import { createHeal, heal as healWith, anthropicCaller, openaiCaller } from "../../js/heal.mjs";
+import { createHeal, heal as healWith, anthropicCaller, openaiCaller } from "../../pkg/heal.mjs";
 import { startMockLlm } from "../mock-llm/server.mjs";
 import { PROMPT, CITY_SCHEMA } from "./helpers.mjs";
 

@@ -1,4 +1,4 @@
-// js/otel.mjs with the real @opentelemetry/api and the SDK's InMemorySpanExporter: one span per
+// js/package/otel.mjs with the real @opentelemetry/api and the SDK's InMemorySpanExporter: one span per
 // model call with the GenAI semantic-convention attributes and selfheal's own, an event per
 // instruction; used by the AI SDK middleware.
 import { test } from "node:test";
@@ -10,8 +10,8 @@ import { MockLanguageModelV4 } from "ai/test";
 import * as z from "zod";
 
 import * as selfheal from "../../pkg/selfheal.js";
-import { createSelfhealAi } from "../../js/ai.mjs";
-import { isTracer, startModelCall } from "../../js/otel.mjs";
+import { createSelfhealAi } from "../../js/package/ai.mjs";
+import { isTracer, startModelCall } from "../../js/package/otel.mjs";
 
 const { selfhealMiddleware } = createSelfhealAi(selfheal);
 

@@ -51,6 +51,7 @@ function assertScenario(result, build) {
   assert.deepEqual(done.fixes, ["code-fence", "trailing-comma"]);
   assert.equal(done.attempts, 3);
   assert.deepEqual(result.repaired, { text: '{"a": true}', fixes: ["single-quotes", "python-literal", "trailing-comma"] });
+  assert.equal(result.heal, "function", "heal exported by the entry");
   // Same instructions, attempts and repair, to the byte, whatever the runtime.
   const { build: _, ...rest } = result;
   return JSON.stringify(rest);
@@ -70,26 +71,28 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   // wasm-bindgen puts JS snippets under snippets/<crate>-<hash>/; the hash is its own business.
   const snippet = (f) => f.replace(/^(web\/)?snippets\/selfheal-[0-9a-f]+\//, "$1snippets/selfheal-HASH/");
   assert.deepEqual(files.map(snippet), [
-    "README.md", "package.json", "heal.d.mts", "heal.mjs",
+    "README.md", "package.json", "heal.cjs", "heal.d.cts", "heal.d.mts", "heal.mjs",
+    // the entries with heal bound (js/package/build-ecosystem.mjs)
+    "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js",
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
     "ai-core.mjs", "ai.d.cts", "ai.d.mts", "ai.node.cjs", "ai.node.mjs", "ai.web.mjs", "ai.workerd.mjs",
     "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
-    "snippets/selfheal-HASH/js/gather.js", "snippets/selfheal-HASH/js/instructions.js",
-    "snippets/selfheal-HASH/js/schema_keys.js",
+    "snippets/selfheal-HASH/js/snippets/gather.js", "snippets/selfheal-HASH/js/snippets/instructions.js",
+    "snippets/selfheal-HASH/js/snippets/schema_keys.js",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
-    "web/snippets/selfheal-HASH/js/gather.js", "web/snippets/selfheal-HASH/js/instructions.js",
-    "web/snippets/selfheal-HASH/js/schema_keys.js",
+    "web/snippets/selfheal-HASH/js/snippets/gather.js", "web/snippets/selfheal-HASH/js/snippets/instructions.js",
+    "web/snippets/selfheal-HASH/js/snippets/schema_keys.js",
     "workerd.js",
   ].sort());
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
   const exported = {
-    "gather.js": ["gatherError", "gatherErrorOutcome"],
+    "gather.js": ["gatherError", "startOutcome"],
     "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done"],
-    "schema_keys.js": ["schemaLookup", "schemaRemember"],
+    "schema_keys.js": ["jsonText", "schemaLookup", "schemaRemember"],
   };
   for (const [name, names] of Object.entries(exported)) {
-    const source = readFileSync(join(ROOT, "js", name), "utf8");
+    const source = readFileSync(join(ROOT, "js", "snippets", name), "utf8");
     const web = files.find((f) => f.startsWith("web/snippets/") && f.endsWith(`/${name}`));
     const node = files.find((f) => f.startsWith("snippets/") && f.endsWith(`/${name}`));
     assert.equal(readFileSync(join(PKG, web), "utf8"), source, web);
@@ -218,4 +221,19 @@ test("selfheal/heal resolves by name and runs the host loop with the package's R
   `);
   const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
   assert.deepEqual(JSON.parse(stdout), { type: "done", value: [1, 2], fixes: ["trailing-comma"], attempts: 2 });
+});
+
+test("heal is exported by the entry itself, bound to its RepairLoop: Node ESM and CommonJS", async () => {
+  const body = (heal) => `
+    const replies = [Object.assign(new Error("busy"), { status: 503, headers: { "retry-after-ms": "5" } }), { text: "[1, 2,]" }];
+    ${heal}(async () => { const r = replies.shift(); if (r instanceof Error) throw r; return r; },
+      { prompt: { system: "s", user: "u" }, schema: { type: "array" }, seed: 1 })
+      .then((result) => console.log(JSON.stringify({ type: result.type, value: result.value, fixes: result.fixes, attempts: result.attempts })));
+  `;
+  writeFileSync(join(project, "heal-entry.mjs"), `import { heal } from "selfheal";\n${body("heal")}`);
+  writeFileSync(join(project, "heal-entry.cjs"), body('require("selfheal").heal'));
+  for (const file of ["heal-entry.mjs", "heal-entry.cjs"]) {
+    const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
+    assert.deepEqual(JSON.parse(stdout), { type: "done", value: [1, 2], fixes: ["trailing-comma"], attempts: 2 }, file);
+  }
 });

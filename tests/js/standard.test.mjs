@@ -1,4 +1,4 @@
-// js/standard.mjs: Standard Schema v1 objects from the real zod, valibot and arktype packages,
+// js/package/standard.mjs: Standard Schema v1 objects from the real zod, valibot and arktype packages,
 // driving a real RepairLoop from the built pkg/ through a small host loop of the test's own
 // (heal() takes these modules over later).
 import { test } from "node:test";
@@ -11,7 +11,7 @@ import { toJsonSchema as valibotToJsonSchema } from "@valibot/to-json-schema";
 import { RepairLoop, parseStructured } from "../../pkg/selfheal.js";
 import {
   formatIssues, isStandardSchema, issuePointer, jsonSchemaOf, resolveSchema, validateStandard,
-} from "../../js/standard.mjs";
+} from "../../js/package/standard.mjs";
 
 const PROMPT = { system: "Reply with JSON only.", user: "Plan the meeting as {start, end, title}." };
 

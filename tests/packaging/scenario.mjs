@@ -36,6 +36,8 @@ export function runScenario(selfheal) {
       steps,
       attempts: loop.attempts,
       repaired: selfheal.repairJson("{'a': True,}"),
+      // Every entry exports the host loop bound to its own RepairLoop.
+      heal: typeof selfheal.heal,
     };
   } finally {
     loop.free();

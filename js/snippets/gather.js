@@ -258,26 +258,30 @@ function record(g) {
 const NOTHING = record({ present: false });
 
 /**
- * How `next(outcome)` starts, in one call: `{"costUsd": n, "error": gatherError(error)}` for an outcome
- * `{kind: "error", error, costUsd?}` whose cost is absent, null or a finite number >= 0; the
- * kind itself for "reply", "rejected" and "invalid" (read once, so the Rust side does not read
- * it again); "" for anything else (not an object, a getter that throws, another kind, a bad
- * cost), which the Rust side then reads field by field, with its errors.
+ * How `next(outcome)` starts, in one call, as the JSON text of a tagged record (`Start` in
+ * src/wasm/read.rs), tag `as`:
+ * - `{"as":"error","costUsd":n,"error":{...}}`: an outcome `{kind: "error", error, costUsd?}`
+ *   whose cost is absent, null or a finite number >= 0, the error gathered by `gatherError`;
+ * - `{"as":"kind","kind":k}`: `k` is "reply", "rejected" or "invalid" (read once here, so the
+ *   Rust side does not read it again);
+ * - `{"as":"fields"}`: anything else (not an object, a getter that throws, another kind, a bad
+ *   cost), which the Rust side reads field by field, with its errors.
  */
-export function gatherErrorOutcome(outcome) {
-  if (!isObj(outcome)) return '';
+export function startOutcome(outcome) {
+  const FIELDS = '{"as":"fields"}';
+  if (!isObj(outcome)) return FIELDS;
   let error;
   let cost;
   try {
     const kind = outcome.kind;
-    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return kind;
-    if (kind !== 'error') return '';
+    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return `{"as":"kind","kind":"${kind}"}`;
+    if (kind !== 'error') return FIELDS;
     error = outcome.error;
     cost = outcome.costUsd;
   } catch {
-    return '';
+    return FIELDS;
   }
   if (cost === undefined || cost === null) cost = 0;
-  else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return '';
-  return `{"costUsd":${String(cost)},"error":${gatherError(error)}}`;
+  else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return FIELDS;
+  return `{"as":"error","costUsd":${String(cost)},"error":${gatherError(error)}}`;
 }

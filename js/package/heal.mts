@@ -1,17 +1,16 @@
 // heal(): selfheal's host loop, ready to use, with real timers and an AbortSignal.
 //
-// selfheal's RepairLoop does no I/O: it tells the host what to do next. This
-// helper is the host: it makes each call through your `callModel`, feeds what
-// happened into `loop.next`, waits (abortably) on `wait-for-backoff`, sends
-// repair prompts, and returns the final instruction — `done` or `degrade`.
+// selfheal's RepairLoop does no I/O: it tells the host what to do next. This is the host: it
+// makes each call through your `callModel`, feeds what happened into `loop.next`, waits
+// (abortably) on `wait-for-backoff`, sends repair prompts, and returns the final instruction,
+// `done` or `degrade`.
 //
-// It does not import selfheal itself, so it works with any build of the
-// package (nodejs, web after init(), workerd): hand it the RepairLoop class.
+// Every entry of the package exports `heal` bound to its own RepairLoop (scripts/build.sh
+// compiles this file with tsc to heal.mjs + heal.d.mts and writes the entries):
 //
-//   import { RepairLoop } from "selfheal";
-//   import { createHeal, anthropicCaller } from "./js/heal.mjs";
+//   import { heal } from "selfheal";
+//   import { anthropicCaller } from "selfheal/heal";
 //
-//   const heal = createHeal(RepairLoop);
 //   const client = new Anthropic({ maxRetries: 0 });   // selfheal is the only retry policy
 //   const result = await heal(anthropicCaller(client, { model: "claude-sonnet-4-5", max_tokens: 1024 }), {
 //     prompt: { system: "Reply with JSON only.", user: "Where is the Eiffel Tower?" },
@@ -21,7 +20,8 @@
 //   });
 //   if (result.type === "done") use(result.value); else fallBackTo(result.fallback, result.reason);
 //
-// `heal(callModel, { ...options, RepairLoop })` is the same without the factory.
+// `selfheal/heal` keeps `createHeal(RepairLoop)` and `heal(callModel, { ...options, RepairLoop })`
+// for code written before the entries exported `heal`.
 //
 // Decisions (where the SPEC says nothing about a host):
 // * `callModel(prompt, { signal, attempt, instruction })` resolves
@@ -53,14 +53,62 @@
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
 //   instruction returned is a plain object and stays valid.
 
+import type { CircuitBreaker, Instruction, LoopOptions, Outcome, Prompt } from "./selfheal.js";
+
+/** The part of an AbortSignal heal uses. */
+export interface SignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+/**
+ * The runtime's `AbortSignal` wherever its types are loaded (the DOM lib, `@types/node`, Workers
+ * types), else {@link SignalLike}: the package's types compile in a project without either.
+ */
+export type Signal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : SignalLike;
+
+export type Final = Extract<Instruction, { type: "done" } | { type: "degrade" }>;
+export interface ModelReply {
+  text: string;
+  stopReason?: string;
+  costUsd?: number;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+/**
+ * `signal` is the host's `options.signal`, or, for a call the loop asked for while
+ * `budget.deadlineMs` is set, heal's own signal: it follows the host's and aborts with a
+ * `TimeoutError` when the deadline passes.
+ */
+export type CallModel = (
+  prompt: Prompt,
+  context: { signal?: Signal; attempt: number; instruction: Instruction | null },
+) => Promise<ModelReply>;
+export interface Verdict { kind: "rejected" | "invalid"; reason: string }
+export interface HealOptions extends LoopOptions {
+  signal?: Signal;
+  onStep?: (outcome: Outcome | { kind: "aborted"; reason: string }, instruction: Instruction) => void;
+  check?: (value: unknown, context: { signal?: Signal }) => Verdict | null | Promise<Verdict | null>;
+  breaker?: CircuitBreaker;
+}
+export interface RepairLoopClass {
+  new (options: LoopOptions, breaker?: CircuitBreaker): {
+    next(outcome: Outcome, now?: number): Instruction;
+    abort(reason?: string, now?: number): Instruction;
+    free(): void;
+  };
+}
+/** `heal` as every entry of the package exports it: bound to that entry's RepairLoop. */
+export type Heal = (callModel: CallModel, options: HealOptions) => Promise<Final>;
+
+type Loop = InstanceType<RepairLoopClass>;
+type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
+type CallContext = { attempt: number; instruction: Instruction | null };
+
 const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "RepairLoop"]);
 
-/**
- * Bind heal() to a RepairLoop class (from whichever entry of the package you use).
- * @param {Function} RepairLoop the selfheal RepairLoop class
- * @returns {(callModel: Function, options: object) => Promise<object>}
- */
-export function createHeal(RepairLoop) {
+/** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
+export function createHeal(RepairLoop: RepairLoopClass): Heal {
   if (typeof RepairLoop !== "function") {
     throw new TypeError("createHeal: RepairLoop must be the selfheal RepairLoop class");
   }
@@ -70,9 +118,8 @@ export function createHeal(RepairLoop) {
 /**
  * Run the host loop once. `options` are the RepairLoop options plus
  * `{ RepairLoop, signal?, onStep?, check?, breaker? }`.
- * @returns {Promise<object>} the final instruction: `done` or `degrade`
  */
-export async function heal(callModel, options) {
+export async function heal(callModel: CallModel, options: HealOptions & { RepairLoop: RepairLoopClass }): Promise<Final> {
   const RepairLoop = options?.RepairLoop;
   if (typeof RepairLoop !== "function") {
     throw new TypeError("heal: options.RepairLoop must be the selfheal RepairLoop class (or use createHeal(RepairLoop))");
@@ -80,40 +127,42 @@ export async function heal(callModel, options) {
   return runHeal(RepairLoop, callModel, options);
 }
 
-async function runHeal(RepairLoop, callModel, options) {
+async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, options: HealOptions): Promise<Final> {
   if (typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
   if (options === null || typeof options !== "object") throw new TypeError("heal: options must be an object");
   const { signal, onStep, check, breaker } = options;
   if (signal !== undefined && signal !== null && typeof signal.aborted !== "boolean") {
     throw new TypeError("heal: options.signal must be an AbortSignal");
   }
-  const loopOptions = {};
+  const loopOptions: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(options)) if (!HOST_KEYS.has(k)) loopOptions[k] = v;
+  const asOptions = loopOptions as unknown as LoopOptions;
 
-  const loop = breaker === undefined ? new RepairLoop(loopOptions) : new RepairLoop(loopOptions, breaker);
+  const loop: Loop = breaker === undefined ? new RepairLoop(asOptions) : new RepairLoop(asOptions, breaker);
   // The loop accepted its options, so a deadline here is a finite number >= 0 or null.
-  const deadlineMs = typeof loopOptions.budget?.deadlineMs === "number" ? loopOptions.budget.deadlineMs : null;
-  let startedAt = null; // when the loop's clock started: its first next()
-  const next = (outcome) => {
+  const deadline = asOptions.budget?.deadlineMs;
+  const deadlineMs = typeof deadline === "number" ? deadline : null;
+  let startedAt: number | null = null; // when the loop's clock started: its first next()
+  const next = (outcome: Outcome): Instruction => {
     startedAt ??= Date.now();
     return loop.next(outcome);
   };
-  const aborted = () => {
+  const aborted = (): Final => {
     const reason = abortReason(signal);
     const step = loop.abort(reason);
     onStep?.({ kind: "aborted", reason }, step);
-    return step;
+    return step as Final;
   };
   try {
-    let request = loopOptions.prompt;
-    let asking = null;
+    let request: Prompt = asOptions.prompt;
+    let asking: Instruction | null = null;
     let attempt = 1;
     for (;;) {
       if (signal?.aborted) return aborted();
       const until = startedAt !== null && deadlineMs !== null ? startedAt + deadlineMs : null;
       const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
       if (call.kind === "aborted" || signal?.aborted) return aborted();
-      const outcome = call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: call.error };
+      const outcome: Outcome = call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: call.error };
       let step = next(outcome);
       onStep?.(outcome, step);
       if (step.type === "done" && check) {
@@ -121,7 +170,7 @@ async function runHeal(RepairLoop, callModel, options) {
         // prompt or a degrade (never into the same done again).
         const verdict = await check(step.value, { signal });
         if (verdict) {
-          const again = { kind: verdict.kind, reason: verdict.reason };
+          const again: Outcome = { kind: verdict.kind, reason: verdict.reason };
           step = next(again);
           onStep?.(again, step);
         }
@@ -136,7 +185,7 @@ async function runHeal(RepairLoop, callModel, options) {
         case "send-repair-prompt":
           break;
         default:
-          throw new Error(`heal: unknown instruction type ${JSON.stringify(step.type)}`);
+          throw new Error(`heal: unknown instruction type ${JSON.stringify((step as { type: unknown }).type)}`);
       }
       request = step.prompt;
       asking = step;
@@ -152,11 +201,18 @@ async function runHeal(RepairLoop, callModel, options) {
  * Ends as soon as `signal` aborts, or at `until` (ms since the epoch) with a TimeoutError,
  * whether or not callModel honours its signal (a late result is dropped).
  */
-function callBefore(callModel, request, context, signal, until, deadlineMs) {
+function callBefore(
+  callModel: CallModel,
+  request: Prompt,
+  context: CallContext,
+  signal: AbortSignal | undefined,
+  until: number | null,
+  deadlineMs: number | null,
+): Promise<Settled> {
   return new Promise((resolve) => {
-    let timer;
-    let own = null; // heal's own signal, only when there is a deadline to enforce
-    const finish = (result) => {
+    let timer: ReturnType<typeof setTimeout> | null | undefined;
+    let own: AbortController | null = null; // heal's own signal, only when there is a deadline to enforce
+    const finish = (result: Settled) => {
       if (timer === null) return;
       clearTimeout(timer);
       timer = null;
@@ -164,52 +220,55 @@ function callBefore(callModel, request, context, signal, until, deadlineMs) {
       resolve(result);
     };
     const onAbort = () => {
-      own?.abort(signal.reason);
+      own?.abort(signal?.reason);
       finish({ kind: "aborted" });
     };
     if (signal?.aborted) return finish({ kind: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
     if (until !== null) {
-      own = new AbortController();
+      const controller = new AbortController();
+      own = controller;
       timer = setTimeout(() => {
         const error = deadlineError(deadlineMs);
-        own.abort(error);
+        controller.abort(error);
         finish({ kind: "error", error });
       }, Math.max(0, until - Date.now()));
     }
-    let pending;
+    let pending: Promise<unknown>;
     try {
       pending = Promise.resolve(callModel(request, { ...context, signal: own ? own.signal : signal }));
     } catch (error) {
       return finish({ kind: "error", error });
     }
-    pending.then((reply) => finish({ kind: "reply", reply }), (error) => finish({ kind: "error", error }));
+    pending.then((reply) => finish({ kind: "reply", reply }), (error: unknown) => finish({ kind: "error", error }));
   });
 }
 
 /** What a call cut at the deadline failed with: a TimeoutError, transient/timeout for classify. */
-function deadlineError(deadlineMs) {
+function deadlineError(deadlineMs: number | null): Error {
   const message = `the loop's deadline (budget.deadlineMs ${deadlineMs} ms) passed during the call`;
   if (typeof DOMException === "function") return new DOMException(message, "TimeoutError");
   return Object.assign(new Error(message), { name: "TimeoutError" });
 }
 
-function replyOutcome(reply) {
+function replyOutcome(reply: unknown): Outcome {
   if (reply === null || typeof reply !== "object") {
     // Let the loop name the problem (outcome.text must be a string).
-    return { kind: "reply", text: reply };
+    return { kind: "reply", text: reply } as unknown as Outcome;
   }
-  const outcome = { kind: "reply", text: reply.text };
-  if (reply.stopReason !== undefined && reply.stopReason !== null) outcome.stopReason = reply.stopReason;
-  if (reply.costUsd !== undefined && reply.costUsd !== null) outcome.costUsd = reply.costUsd;
-  if (reply.usage !== undefined && reply.usage !== null) outcome.usage = reply.usage;
-  return outcome;
+  const r = reply as Record<string, unknown>;
+  const outcome: Record<string, unknown> = { kind: "reply", text: r.text };
+  if (r.stopReason !== undefined && r.stopReason !== null) outcome.stopReason = r.stopReason;
+  if (r.costUsd !== undefined && r.costUsd !== null) outcome.costUsd = r.costUsd;
+  if (r.usage !== undefined && r.usage !== null) outcome.usage = r.usage;
+  return outcome as unknown as Outcome;
 }
 
-function abortReason(signal) {
-  const r = signal?.reason;
+function abortReason(signal: AbortSignal | undefined): string {
+  const r: unknown = signal?.reason;
   if (typeof r === "string" && r.length > 0) return r;
-  if (r && typeof r.message === "string" && r.message.length > 0) return r.message;
+  const message = (r as { message?: unknown } | null | undefined)?.message;
+  if (r && typeof message === "string" && message.length > 0) return message;
   return "aborted";
 }
 
@@ -218,11 +277,11 @@ function abortReason(signal) {
  * millisecond early, so it re-arms for the rest: a server's retry-after is
  * never cut short), or false as soon as `signal` aborts.
  */
-function sleep(ms, signal) {
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   return new Promise((resolve) => {
     if (signal?.aborted) return resolve(false);
     const until = performance.now() + ms;
-    let timer;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => {
       clearTimeout(timer);
       resolve(false);
@@ -245,14 +304,20 @@ function sleep(ms, signal) {
 // They take a client you constructed (so this file imports no SDK). Construct
 // it with `maxRetries: 0`: selfheal's policy should be the only retry policy.
 // `pricing` (optional) `{ inputUsdPerMTok, outputUsdPerMTok }` turns usage
-// into `costUsd`, so `budget.costCeilingUsd` works.
+// into `costUsd`, so `budget.costCeilingUsd` works. The clients and their replies are
+// used structurally (this file imports no SDK), hence the `any` at that edge only.
 
-function costOf(pricing, usage) {
+export interface Pricing { inputUsdPerMTok?: number; outputUsdPerMTok?: number }
+type Usage = { inputTokens: number; outputTokens: number };
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Sdk = any;
+
+function costOf(pricing: Pricing | undefined, usage: Usage | undefined): number | undefined {
   if (!pricing || !usage) return undefined;
   return (usage.inputTokens * (pricing.inputUsdPerMTok ?? 0) + usage.outputTokens * (pricing.outputUsdPerMTok ?? 0)) / 1e6;
 }
 
-function withCost(reply, pricing) {
+function withCost(reply: ModelReply, pricing: Pricing | undefined): ModelReply {
   const costUsd = costOf(pricing, reply.usage);
   return costUsd === undefined ? reply : { ...reply, costUsd };
 }
@@ -267,23 +332,27 @@ function withCost(reply, pricing) {
  * @param {{ model: string, max_tokens?: number, stream?: boolean, pricing?: object }} params
  *   other fields are passed to messages.create as they are
  */
-export function anthropicCaller(client, { pricing, max_tokens = 1024, stream = false, ...params } = {}) {
-  return async (prompt, { signal } = {}) => {
-    const body = { ...params, max_tokens, messages: [{ role: "user", content: prompt.user }] };
+export function anthropicCaller(
+  client: object,
+  { pricing, max_tokens = 1024, stream = false, ...params }: { model: string; max_tokens?: number; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
+): CallModel {
+  const sdk: Sdk = client;
+  return async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+    const body: Record<string, unknown> = { ...params, max_tokens, messages: [{ role: "user", content: prompt.user }] };
     if (prompt.system) body.system = prompt.system;
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
-      const message = await client.messages.create(body, requestOptions);
+      const message = await sdk.messages.create(body, requestOptions);
       throwIfErrorBody(message);
       return withCost({
-        text: (message.content ?? []).filter((b) => b.type === "text").map((b) => b.text).join(""),
+        text: (message.content ?? []).filter((b: Sdk) => b.type === "text").map((b: Sdk) => b.text).join(""),
         stopReason: message.stop_reason ?? undefined,
         usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
       }, pricing);
     }
-    const events = await client.messages.create({ ...body, stream: true }, requestOptions);
+    const events = await sdk.messages.create({ ...body, stream: true }, requestOptions);
     let text = "";
-    let stopReason;
+    let stopReason: string | undefined;
     let finished = false;
     let inputTokens = 0;
     let outputTokens = 0;
@@ -316,25 +385,29 @@ export function anthropicCaller(client, { pricing, max_tokens = 1024, stream = f
  * @param {object} client an OpenAI client
  * @param {{ model: string, stream?: boolean, pricing?: object }} params other fields go to create() as they are
  */
-export function openaiCaller(client, { pricing, stream = false, ...params } = {}) {
-  return async (prompt, { signal } = {}) => {
-    const messages = [];
+export function openaiCaller(
+  client: object,
+  { pricing, stream = false, ...params }: { model: string; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
+): CallModel {
+  const sdk: Sdk = client;
+  return async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+    const messages: { role: string; content: string }[] = [];
     if (prompt.system) messages.push({ role: "system", content: prompt.system });
     messages.push({ role: "user", content: prompt.user });
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
-      const completion = await client.chat.completions.create({ ...params, messages }, requestOptions);
+      const completion = await sdk.chat.completions.create({ ...params, messages }, requestOptions);
       throwIfErrorBody(completion);
       const choice = completion.choices?.[0];
       return withCost({ text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage) }, pricing);
     }
-    const chunks = await client.chat.completions.create(
-      { ...params, messages, stream: true, stream_options: { include_usage: true, ...params.stream_options } },
+    const chunks = await sdk.chat.completions.create(
+      { ...params, messages, stream: true, stream_options: { include_usage: true, ...(params.stream_options as object | undefined) } },
       requestOptions,
     );
     let text = "";
-    let stopReason;
-    let usage;
+    let stopReason: string | undefined;
+    let usage: Usage | undefined;
     try {
       for await (const chunk of chunks) {
         throwIfErrorBody(chunk);
@@ -343,7 +416,7 @@ export function openaiCaller(client, { pricing, stream = false, ...params } = {}
         if (choice?.finish_reason) stopReason = choice.finish_reason;
         if (chunk.usage) usage = openaiUsage(chunk.usage);
       }
-    } catch (e) {
+    } catch (e: Sdk) {
       // The SDK throws an `error` chunk as an APIError without a status: give it the body's code.
       throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
     }
@@ -351,27 +424,27 @@ export function openaiCaller(client, { pricing, stream = false, ...params } = {}
   };
 }
 
-function openaiUsage(usage) {
+function openaiUsage(usage: Sdk): Usage | undefined {
   return usage ? { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } : undefined;
 }
 
 /** An HTTP status carried in an error body's `code` (OpenRouter: `{"error": {"code": 502}}`). */
-function httpCode(error) {
+function httpCode(error: Sdk): number | null {
   const code = typeof error?.code === "string" && /^\d{3}$/.test(error.code) ? Number(error.code) : error?.code;
   return Number.isInteger(code) && code >= 400 && code <= 599 ? code : null;
 }
 
 /** A body that says it is an error although it came with HTTP 200. */
-function throwIfErrorBody(body) {
+function throwIfErrorBody(body: Sdk): void {
   if (body && typeof body === "object" && body.error && typeof body.error === "object" && !body.choices?.length && !body.content) {
     throw errorFromBody(body.error);
   }
 }
 
 /** The Error for an error body: `status` from its code, `error` the body, `code`/`type` as given. */
-function errorFromBody(error, cause) {
+function errorFromBody(error: Sdk, cause?: unknown): Error {
   const message = typeof error.message === "string" && error.message ? error.message : "the provider returned an error body with HTTP 200";
-  const e = new Error(message, cause === undefined ? undefined : { cause });
+  const e: Sdk = new Error(message, cause === undefined ? undefined : { cause });
   e.name = "ProviderError";
   const status = httpCode(error);
   if (status !== null) e.status = status;

@@ -29,31 +29,15 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::backoff::{u64_string, Backoff, Rng};
-use crate::classify::{
-    classify_with_rules, rules::check_all, Cause, Classified, ClassifyRule, ErrorClass, ErrorInfo,
-    Signal,
-};
-use crate::prompt::{
-    build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt, DEFAULT_MAX_RAW_CHARS,
-};
+use crate::backoff::{u64_string, Rng};
+use crate::classify::{classify_with_rules, Cause, Classified, ErrorClass, ErrorInfo, Signal};
+use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
 use crate::structured::{
     self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
-    SchemaCache, SchemaError, StopCategory, DEFAULT_MAX_REPLY_CHARS,
+    SchemaCache, StopCategory,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
-
-/// How repairable failures are repaired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Quote the broken output and ask for a repaired value.
-    #[default]
-    Fix,
-    /// Resend the previous prompt with the failure appended.
-    Reask,
-}
 
 /// Which kind of repair prompt a `send-repair-prompt` carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,174 +48,13 @@ pub enum Strategy {
     Alternate,
 }
 
-/// Where the host sends the work when the loop gives up.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "mode",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
-pub enum FallbackPlan {
-    Human { queue: String },
-    Template { template_id: String, text: String },
-}
+mod config;
 
-/// Per-class budgets and the hard limits.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Budget {
-    pub transient: u32,
-    pub repairable: u32,
-    pub semantic_invalid: u32,
-    pub cost_ceiling_usd: Option<f64>,
-    pub deadline_ms: Option<f64>,
-    pub max_prompt_chars: Option<u32>,
-}
-
-impl Budget {
-    /// SPEC defaults; `maxPromptChars` is 6000 in fix mode and unlimited in reask mode.
-    pub fn default_for(mode: Mode) -> Budget {
-        Budget {
-            transient: 6,
-            repairable: 1,
-            semantic_invalid: 1,
-            cost_ceiling_usd: None,
-            deadline_ms: None,
-            max_prompt_chars: match mode {
-                Mode::Fix => Some(6000),
-                Mode::Reask => None,
-            },
-        }
-    }
-}
-
-/// Everything the loop is configured with (the JS `LoopOptions`, resolved).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LoopConfig {
-    pub prompt: Prompt,
-    pub mode: Mode,
-    pub alternate_prompt: Option<Prompt>,
-    pub fallback: Option<FallbackPlan>,
-    pub budget: Budget,
-    pub backoff: Backoff,
-    pub local_repair: bool,
-    /// SPEC section 9 `coerce` (default false). Left out of snapshots while false, so state
-    /// saved before it existed and state saved now read the same.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub coerce: bool,
-    pub locale: Locale,
-    pub max_raw_chars: u32,
-    /// A longer reply (in code points) is refused unread: degrade `unrepairable`.
-    #[serde(default = "default_max_reply_chars")]
-    pub max_reply_chars: u32,
-    #[serde(with = "u64_string")]
-    pub seed: u64,
-    /// The caller's classification rules for error outcomes (SPEC section 10).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub rules: Vec<ClassifyRule>,
-}
-
-fn default_max_reply_chars() -> u32 {
-    DEFAULT_MAX_REPLY_CHARS as u32
-}
-
-impl LoopConfig {
-    /// SPEC defaults around the first prompt.
-    pub fn new(prompt: Prompt, seed: u64) -> LoopConfig {
-        LoopConfig {
-            prompt,
-            mode: Mode::Fix,
-            alternate_prompt: None,
-            fallback: None,
-            budget: Budget::default_for(Mode::Fix),
-            backoff: Backoff::default(),
-            local_repair: true,
-            coerce: false,
-            locale: Locale::En,
-            max_raw_chars: DEFAULT_MAX_RAW_CHARS as u32,
-            max_reply_chars: default_max_reply_chars(),
-            seed,
-            rules: Vec::new(),
-        }
-    }
-
-    /// Range checks the types cannot express. Field names are the JS ones.
-    pub fn check(&self) -> Result<(), OptionError> {
-        let b = &self.backoff;
-        for (field, v) in [
-            ("backoff.baseMs", b.base_ms),
-            ("backoff.maxMs", b.max_ms),
-            ("backoff.jitterMs", b.jitter_ms),
-            ("backoff.maxRetryAfterMs", b.max_retry_after_ms),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(OptionError::range(field, "must be a finite number >= 0"));
-            }
-        }
-        if let Some(c) = self.budget.cost_ceiling_usd {
-            if !(c.is_finite() && c >= 0.0) {
-                return Err(OptionError::range(
-                    "budget.costCeilingUsd",
-                    "must be a finite number >= 0 or null",
-                ));
-            }
-        }
-        if let Some(d) = self.budget.deadline_ms {
-            if !(d.is_finite() && d >= 0.0) {
-                return Err(OptionError::range(
-                    "budget.deadlineMs",
-                    "must be a finite number >= 0 or null",
-                ));
-            }
-        }
-        check_all(&self.rules).map_err(|e| OptionError {
-            field: e.field,
-            message: e.message,
-            is_range: e.is_range,
-        })?;
-        Ok(())
-    }
-}
-
-/// A bad option: the JS field it names, and whether it is a type or a range problem.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OptionError {
-    pub field: String,
-    pub message: String,
-    /// `RangeError` rather than `TypeError` in JS.
-    pub is_range: bool,
-}
-
-impl OptionError {
-    pub fn range(field: &str, message: &str) -> OptionError {
-        OptionError {
-            field: field.into(),
-            message: message.into(),
-            is_range: true,
-        }
-    }
-
-    pub fn type_(field: &str, message: &str) -> OptionError {
-        OptionError {
-            field: field.into(),
-            message: message.into(),
-            is_range: false,
-        }
-    }
-}
-
-impl std::fmt::Display for OptionError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.field, self.message)
-    }
-}
-
-impl From<SchemaError> for OptionError {
-    fn from(e: SchemaError) -> OptionError {
-        OptionError::type_("schema", &format!("is not usable: {e}"))
-    }
-}
+pub use crate::error::OptionError;
+pub use crate::toolkit::Usage;
+pub use config::{
+    BackoffOptions, Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode,
+};
 
 /// What happened to the call the host made.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,13 +79,6 @@ pub enum Outcome {
     Rejected { reason: String },
     /// The host's own content check failed on the most recent value.
     Invalid { reason: String },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
 }
 
 /// How the accepted value came about.

@@ -5,7 +5,8 @@
 // instantiated synchronously at module load. Nothing here draws random values: RepairLoop
 // seeds itself from crypto in its constructor, so construct loops inside a handler.
 import wasm from "./web/selfheal_bg.wasm";
-import init, { initSync } from "./web/selfheal.js";
+import init, { initSync, RepairLoop } from "./web/selfheal.js";
+import { createHeal } from "./heal.mjs";
 
 initSync({ module: wasm });
 
@@ -13,3 +14,5 @@ initSync({ module: wasm });
 // `await init()` resolves at once because the instance already exists.
 export * from "./web/selfheal.js";
 export default init;
+/** The host loop (selfheal/heal) bound to this entry's RepairLoop. */
+export const heal = createHeal(RepairLoop);

@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// The package's ecosystem entries (SPEC section 11), written into a staging folder by
-// scripts/build.sh:
+// The package's entries (SPEC section 11), written into a staging folder by scripts/build.sh
+// (the sources are in js/package/):
 //
+//   index.cjs, index.d.ts          "node" (require and import): the nodejs glue plus `heal`
+//   web/index.js, web/index.d.ts   "browser" / "default": the web glue plus `heal`
+//   workerd.js                     "workerd": initSync on the imported .wasm, plus `heal`
+//   heal.cjs, heal.d.cts           heal.mjs (tsc's output of heal.mts) for require()
 //   standard.mjs, standard.d.mts   selfheal/standard: Standard Schema v1 (js/standard.mjs)
 //   otel.mjs, otel.d.mts           selfheal/otel: spans for model calls (js/otel.mjs)
 //   ai-core.mjs                    js/ai.mjs: the AI SDK parts, taking selfheal by injection
@@ -16,17 +20,42 @@
 // None of these imports `ai`, `@opentelemetry/api` or a schema library: those are optional peer
 // dependencies, so the core package installs and runs without them.
 import { copyFileSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const JS = join(ROOT, "js");
+const JS = dirname(fileURLToPath(import.meta.url)); // js/package/
 const stage = process.argv[2];
 if (!stage) {
-  console.error("usage: node scripts/build-ecosystem.mjs <package folder>");
+  console.error("usage: node js/package/build-ecosystem.mjs <package folder>");
   process.exit(2);
 }
 
+// ---------- the entries: each glue's exports plus `heal` bound to its RepairLoop ----------
+// (heal.mjs and heal.d.mts are already in the stage: tsc compiled js/package/heal.mts there.)
+copyFileSync(join(JS, "workerd.js"), join(stage, "workerd.js"));
+copyFileSync(join(stage, "heal.d.mts"), join(stage, "heal.d.cts")); // the same types for require()
+const healType = (from) => `import type { Heal } from "${from}";
+/** The host loop (selfheal/heal) bound to this entry's RepairLoop. */
+export declare const heal: Heal;
+`;
+writeFileSync(join(stage, "index.cjs"), `"use strict";
+// selfheal for Node, require and import alike: the wasm-bindgen glue's exports plus \`heal\`.
+module.exports = require("./selfheal.js");
+module.exports.heal = require("./heal.cjs").createHeal(module.exports.RepairLoop);
+`);
+writeFileSync(join(stage, "index.d.ts"), `export * from "./selfheal.js";\n${healType("./heal.cjs")}`);
+writeFileSync(join(stage, "web", "index.js"), `// selfheal for browsers and bundlers: the web glue's exports plus \`heal\` (call init() first).
+export * from "./selfheal.js";
+export { default } from "./selfheal.js";
+import { RepairLoop } from "./selfheal.js";
+import { createHeal } from "../heal.mjs";
+export const heal = createHeal(RepairLoop);
+`);
+writeFileSync(join(stage, "web", "index.d.ts"), `export * from "./selfheal.js";
+export { default } from "./selfheal.js";
+${healType("../heal.mjs")}`);
+
+// ---------- selfheal/standard, selfheal/otel, selfheal/ai ----------
 for (const file of ["standard.mjs", "standard.d.mts", "otel.mjs", "otel.d.mts"]) copyFileSync(join(JS, file), join(stage, file));
 copyFileSync(join(JS, "ai.mjs"), join(stage, "ai-core.mjs"));
 copyFileSync(join(JS, "ai.d.mts"), join(stage, "ai.d.mts"));
@@ -47,6 +76,17 @@ export { createSelfhealAi, forClassify, SelfhealError, ${NAMES} } from "./ai.nod
 `);
 
 const esbuild = await import("esbuild");
+// heal for require(): the same module as CommonJS.
+await esbuild.build({
+  entryPoints: [join(stage, "heal.mjs")],
+  format: "cjs",
+  platform: "neutral",
+  target: "es2022",
+  outfile: join(stage, "heal.cjs"),
+  legalComments: "none",
+  logLevel: "warning",
+  banner: { js: "// selfheal/heal for require(): heal.mjs as CommonJS (js/package/build-ecosystem.mjs)." },
+});
 await esbuild.build({
   // The same binding, with ai-core.mjs read from js/ so that it is bundled in.
   stdin: { contents: bound("./selfheal.js", "for Node require()").replaceAll('"./ai-core.mjs"', JSON.stringify(join(JS, "ai.mjs"))), resolveDir: stage, sourcefile: "ai.node.entry.mjs" },
@@ -58,5 +98,5 @@ await esbuild.build({
   outfile: join(stage, "ai.node.cjs"),
   legalComments: "none",
   logLevel: "warning",
-  banner: { js: "// selfheal/ai for Node require(): js/ai.mjs, js/standard.mjs and js/otel.mjs bundled by esbuild (scripts/build-ecosystem.mjs)." },
+  banner: { js: "// selfheal/ai for Node require(): js/ai.mjs, js/standard.mjs and js/otel.mjs bundled by esbuild (js/package/build-ecosystem.mjs)." },
 });

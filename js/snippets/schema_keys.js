@@ -1,0 +1,111 @@
+// JSON text of JS values, bounded (`jsonText`), and a schema object's compiled form found by that
+// text without copying the text into wasm (`schemaLookup`, `schemaRemember`).
+//
+// `new Schema(obj)` and `new RepairLoop({ schema: obj })` memoise compiled schemas by text
+// (docs/DESIGN.md: by text, not identity, so a mutated object is never validated against its
+// old form). Copying a 2 KB text into wasm memory and hashing it there cost more than the
+// JSON.stringify itself; the lookup happens here instead. Entries are found by the text's
+// length, then compared with `===` (a memory compare): a Map keyed by the text itself would
+// hash every fresh 2 KB string, which cost a third as much as stringifying it. The compiled
+// schemas live in Rust (SLOTS in src/wasm/structured_js.rs) under the same slot numbers.
+// Bounded like Rust's SchemaCache: oldest first out. No state is kept between two calls: the
+// text of a miss is handed back to `schemaRemember`.
+//
+// Shipped as a wasm-bindgen snippet; scripts/build.sh makes a CommonJS copy for the nodejs glue.
+
+const MAX_SLOTS = 64;
+const MAX_ITEMS = 1_000_000; // MAX_ITEMS in src/wasm/de.rs: one limit family for every reader
+const MAX_DEPTH = 128; // MAX_DEPTH there; serde_json refuses deeper JSON anyway
+const byLength = new Map(); // text length -> entries { text, slot } of that length
+const entries = []; // every entry, oldest first
+
+/**
+ * Throws a RangeError before `JSON.stringify` would spend its time on a value no reader takes: an
+ * array longer than MAX_ITEMS (a sparse `Object.assign([], { length: 2 ** 32 - 1 })` costs V8
+ * nothing to refuse but keeps SpiderMonkey busy for most of a minute) or nesting deeper than
+ * MAX_DEPTH (a cycle included). Recursion is bounded by MAX_DEPTH, so no input overflows the JS
+ * stack. Visits what JSON.stringify visits (enumerable keys, array items), an object with a
+ * `toJSON` as it is (asking for `toJSON` on every object cost a fifth of the walk). A recursive
+ * `for...in` walk costs about a quarter of an explicit-stack walk with `Object.keys` (0.6 against
+ * 2.2 µs for the 2 KB order schema, whose stringify takes 6 µs).
+ */
+function bounded(v, depth) {
+  if (depth > MAX_DEPTH) throw new RangeError(`nested deeper than ${MAX_DEPTH} levels (or cyclic)`);
+  if (Array.isArray(v)) {
+    if (v.length > MAX_ITEMS) throw new RangeError(`an array has ${v.length} items, above ${MAX_ITEMS}`);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x === 'object' && x !== null) bounded(x, depth + 1);
+    }
+  } else {
+    for (const k in v) {
+      const x = v[k];
+      if (typeof x === 'object' && x !== null) bounded(x, depth + 1);
+    }
+  }
+}
+
+/** `JSON.stringify(value)` within the limits above; throws what either throws. */
+export function jsonText(value) {
+  if (value !== null && typeof value === 'object') bounded(value, 1);
+  return JSON.stringify(value);
+}
+
+/**
+ * Where `schema`'s compiled form is, in one call:
+ * - `undefined`: not an object; the caller handles strings, booleans and type errors;
+ * - a number >= 0: the slot of its compiled form (its JSON text was seen);
+ * - a number < 0: minus the id of the live selfheal `Schema` it is;
+ * - `null`: it looks like a `Schema` without a readable id (freed?); the caller checks;
+ * - a string: its JSON text, seen for the first time (hand it to `schemaRemember` once its
+ *   compiled form has a slot on the Rust side);
+ * - `false`: JSON.stringify gave nothing (a function).
+ * Throws what `jsonText` throws (cycles, BigInt, a throwing toJSON or getter, limits).
+ */
+export function schemaLookup(schema) {
+  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) {
+    return undefined;
+  }
+  let isSchema = false;
+  try {
+    isSchema = schema.constructor.name === 'Schema';
+  } catch {
+    // a throwing getter or trap: not a Schema; JSON.stringify decides
+  }
+  if (isSchema) {
+    let id;
+    try {
+      id = schema.__selfhealSchemaId;
+    } catch {
+      // freed, or not ours
+    }
+    return typeof id === 'number' && id > 0 ? -id : null;
+  }
+  const text = jsonText(schema);
+  if (typeof text !== 'string') return false;
+  const same = byLength.get(text.length);
+  if (same !== undefined) {
+    for (let i = 0; i < same.length; i++) {
+      if (same[i].text === text) return same[i].slot;
+    }
+  }
+  return text;
+}
+
+/** Keep `text` (a miss of `schemaLookup`) under a slot, reusing the oldest one when full. */
+export function schemaRemember(text) {
+  let slot = entries.length;
+  if (entries.length >= MAX_SLOTS) {
+    const oldest = entries.shift();
+    const same = byLength.get(oldest.text.length);
+    same.splice(same.indexOf(oldest), 1);
+    if (same.length === 0) byLength.delete(oldest.text.length);
+    slot = oldest.slot;
+  }
+  const entry = { text, slot };
+  entries.push(entry);
+  const same = byLength.get(text.length);
+  if (same === undefined) byLength.set(text.length, [entry]);
+  else same.push(entry);
+  return slot;
+}

@@ -1,0 +1,100 @@
+//! `CircuitBreaker` (SPEC section 6), shared by any number of loops: `new RepairLoop(options,
+//! breaker)` finds it by id (see `registry`).
+
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+
+use super::{from_state, optional_options};
+use crate::toolkit::{BreakerOptions, CircuitBreaker};
+use crate::wasm::error::Read;
+use crate::wasm::read;
+use crate::wasm::registry::{shared_arg, Registry, Shared};
+
+thread_local! {
+    /// Live breakers by id: how a loop finds the breaker behind the JS object it is given.
+    static BREAKERS: RefCell<Registry<Weak<RefCell<CircuitBreaker>>>> =
+        RefCell::new(Registry::default());
+}
+
+/// The breaker passed as an argument (`field`): `undefined`/`null` for none.
+pub(crate) fn breaker_arg(v: &JsValue, field: &str) -> Read<Option<Rc<RefCell<CircuitBreaker>>>> {
+    shared_arg(&BREAKERS, v, "__selfhealBreakerId", field, "CircuitBreaker")
+}
+
+#[wasm_bindgen(js_name = CircuitBreaker, skip_typescript)]
+pub struct JsCircuitBreaker {
+    inner: Shared<CircuitBreaker>,
+}
+
+#[wasm_bindgen(js_class = CircuitBreaker)]
+impl JsCircuitBreaker {
+    /// `new CircuitBreaker({ failureThreshold: 3, resetTimeoutMs: 60000 })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsCircuitBreaker, JsValue> {
+        let options: BreakerOptions = optional_options(&options)?;
+        let breaker = CircuitBreaker::try_new(options).map_err(|e| e.under("options"))?;
+        Ok(JsCircuitBreaker {
+            inner: Shared::new(&BREAKERS, breaker),
+        })
+    }
+
+    #[wasm_bindgen(js_name = isOpen)]
+    pub fn is_open(&self, now: JsValue) -> Result<bool, JsValue> {
+        let now = read::now_arg(&now)?;
+        self.inner.with(|b| b.is_open(now))
+    }
+
+    #[wasm_bindgen(js_name = recordSuccess)]
+    pub fn record_success(&self) -> Result<(), JsValue> {
+        self.inner.with(|b| b.record_success())
+    }
+
+    #[wasm_bindgen(js_name = recordFailure)]
+    pub fn record_failure(&self, now: JsValue) -> Result<(), JsValue> {
+        let now = read::now_arg(&now)?;
+        self.inner.with(|b| b.record_failure(now))
+    }
+
+    /// `"closed"`, `"open"` or `"half-open"`; throws while the breaker is in a call, like every
+    /// other method of every class.
+    #[wasm_bindgen(getter = state)]
+    pub fn state_js(&self) -> Result<String, JsValue> {
+        self.inner.with(|b| b.state().as_str().to_string())
+    }
+
+    /// Lets `RepairLoop` find this breaker (see `BREAKERS`).
+    #[wasm_bindgen(getter, js_name = __selfhealBreakerId)]
+    pub fn breaker_id(&self) -> u32 {
+        self.inner.id
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn failures(&self) -> Result<u32, JsValue> {
+        self.inner.with(|b| b.failures())
+    }
+
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        self.inner.to_json()
+    }
+
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(state: JsValue) -> Result<JsCircuitBreaker, JsValue> {
+        // Options from outside: the same checks as the constructor's.
+        let breaker = from_state(&state, "CircuitBreaker", |b: &CircuitBreaker| {
+            b.check().map_err(|e| e.under("options"))
+        })?;
+        Ok(JsCircuitBreaker {
+            inner: Shared::new(&BREAKERS, breaker),
+        })
+    }
+}
+
+/// For Rust callers (the browser tests), where no call can be in progress.
+impl JsCircuitBreaker {
+    pub fn state(&self) -> String {
+        self.state_js().unwrap_or_default()
+    }
+}

@@ -1,0 +1,153 @@
+//! `FallbackChain` (SPEC section 6): a primary tool, fallbacks in order, a breaker per tool;
+//! and the one-line description of a tool's error that it and `DegradationLadder` keep.
+
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+
+use super::{from_state, under_options, State};
+use crate::toolkit::{ChainResult, FallbackChain, FallbackOptions};
+use crate::wasm::{de, read, to_js_json, to_js_plain};
+
+/// Code points kept of an error description in a failure.
+const MAX_ERROR_CHARS: usize = 500;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `String(v)`, imported with catch (a `toString` or `Symbol.toPrimitive` may throw).
+    #[wasm_bindgen(catch, js_name = String)]
+    fn js_string(v: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// `{ ok, error? }` as the host reports a call: `ok` is required; `error` is anything.
+#[derive(Deserialize)]
+struct Reported {
+    ok: bool,
+}
+
+/// `result.ok` of `next`'s argument (which must be an object).
+pub(crate) fn reported_ok(v: &JsValue) -> Result<bool, JsValue> {
+    let Reported { ok } = de::from_js(v, "result")?;
+    Ok(ok)
+}
+
+/// `result.error`, described as one line.
+pub(crate) fn reported_error(v: &JsValue) -> Result<Option<String>, JsValue> {
+    Ok(describe_error(&read::field(v, "error", "result.error")?))
+}
+
+/// One line describing whatever a tool threw or returned as its error: the
+/// name, status, code and message that `classify` reads, else `String(error)`.
+fn describe_error(v: &JsValue) -> Option<String> {
+    if read::is_nullish(v) {
+        return None;
+    }
+    let string = || js_string(v).ok().and_then(|s| s.as_string());
+    let out = if let Some(s) = v.as_string() {
+        s
+    } else if read::is_object(v) {
+        let info = read::error_info(v);
+        let mut tags = Vec::new();
+        if let Some(status) = info.status {
+            tags.push(format!("status {status}"));
+        }
+        // Numeric codes (DOMException.code, errno) say less than the name beside them.
+        if let Some(code) = info
+            .codes
+            .iter()
+            .find(|c| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
+        {
+            tags.push(code.clone());
+        }
+        let mut parts = Vec::new();
+        if let Some(name) = info.name.filter(|n| !n.is_empty()) {
+            parts.push(name);
+        }
+        if !tags.is_empty() {
+            parts.push(format!("({})", tags.join(", ")));
+        }
+        let mut out = parts.join(" ");
+        if let Some(msg) = info.messages.iter().find(|m| !m.is_empty()) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(msg);
+        }
+        if out.is_empty() {
+            string()
+                .filter(|s| !s.starts_with("[object "))
+                .or_else(|| read::json_text(v, "error").ok())
+                .unwrap_or_else(|| read::type_name(v).to_string())
+        } else {
+            out
+        }
+    } else {
+        string().unwrap_or_else(|| read::type_name(v).to_string())
+    };
+    Some(crate::text::one_line(&out, MAX_ERROR_CHARS))
+}
+
+#[wasm_bindgen(js_name = FallbackChain, skip_typescript)]
+pub struct JsFallbackChain {
+    inner: State<FallbackChain>,
+}
+
+#[wasm_bindgen(js_class = FallbackChain)]
+impl JsFallbackChain {
+    /// `new FallbackChain({ primary, fallbacks, defaultValue?, timeoutMs, failureThreshold?, resetTimeoutMs? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsFallbackChain, JsValue> {
+        let options: FallbackOptions = de::from_js(&options, "options")?;
+        let inner = FallbackChain::new(options).map_err(under_options)?;
+        Ok(JsFallbackChain {
+            inner: State::new(inner),
+        })
+    }
+
+    /// Begin a run: the first tool whose breaker is not open.
+    pub fn start(&self, now: JsValue) -> Result<JsValue, JsValue> {
+        let now = read::now_arg(&now)?;
+        let step = self.inner.with(|c| c.start(now))?;
+        to_js_json(&step)
+    }
+
+    /// Feed `{ ok, error? }` of the call the last step asked for.
+    pub fn next(&self, result: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
+        let ok = reported_ok(&result)?;
+        let error = reported_error(&result)?;
+        let now = read::now_arg(&now)?;
+        let step = self
+            .inner
+            .with(|c| c.next(ChainResult { ok, error }, now))?;
+        to_js_json(&step)
+    }
+
+    /// Tools called in the current run, in call order.
+    #[wasm_bindgen(getter)]
+    pub fn tried(&self) -> Result<JsValue, JsValue> {
+        let tried = self.inner.with(|c| c.tried().to_vec())?;
+        to_js_plain(&tried)
+    }
+
+    /// Failed calls of the current run: `{ tool, error, at }`.
+    #[wasm_bindgen(getter)]
+    pub fn failures(&self) -> Result<JsValue, JsValue> {
+        let failures = self.inner.with(|c| c.failures().to_vec())?;
+        to_js_plain(&failures)
+    }
+
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        self.inner.to_json()
+    }
+
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(state: JsValue) -> Result<JsFallbackChain, JsValue> {
+        let c = from_state(&state, "FallbackChain", |c: &FallbackChain| {
+            c.options().check().map_err(|e| e.under("options"))?;
+            c.check()
+        })?;
+        Ok(JsFallbackChain {
+            inner: State::new(c),
+        })
+    }
+}

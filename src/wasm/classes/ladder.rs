@@ -1,0 +1,70 @@
+//! `DegradationLadder` (SPEC section 6): partial → minimal → unavailable.
+
+use wasm_bindgen::prelude::*;
+
+use super::fallback_chain::{reported_error, reported_ok};
+use super::{from_state, under_options, State};
+use crate::error::OptionError;
+use crate::toolkit::{DegradationLadder, LadderOptions, LadderResult};
+use crate::wasm::{de, read, to_js_plain};
+
+/// `{ ok: true, text }` or `{ ok: false, error? }`.
+fn ladder_result(v: &JsValue) -> Result<LadderResult, JsValue> {
+    if !reported_ok(v)? {
+        return Ok(LadderResult {
+            ok: false,
+            text: String::new(),
+            error: reported_error(v)?,
+        });
+    }
+    match de::from_js::<Option<String>>(&read::field(v, "text", "result.text")?, "result.text")? {
+        Some(text) => Ok(LadderResult::ok(text)),
+        None => Err(OptionError::type_("result.text", "is required and must be a string").into()),
+    }
+}
+
+#[wasm_bindgen(js_name = DegradationLadder, skip_typescript)]
+pub struct JsDegradationLadder {
+    inner: State<DegradationLadder>,
+}
+
+#[wasm_bindgen(js_class = DegradationLadder)]
+impl JsDegradationLadder {
+    /// `new DegradationLadder({ task, failedCapabilities, lightModel?, locale? })`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<JsDegradationLadder, JsValue> {
+        let options: LadderOptions = de::from_js(&options, "options")?;
+        let inner = DegradationLadder::new(options).map_err(under_options)?;
+        Ok(JsDegradationLadder {
+            inner: State::new(inner),
+        })
+    }
+
+    /// The first step ("partial" only if tools failed); again restarts.
+    pub fn start(&self) -> Result<JsValue, JsValue> {
+        let step = self.inner.with(|l| l.start())?;
+        to_js_plain(&step)
+    }
+
+    /// Feed `{ ok: true, text }` or `{ ok: false, error? }`.
+    pub fn next(&self, result: JsValue) -> Result<JsValue, JsValue> {
+        let result = ladder_result(&result)?;
+        let step = self.inner.with(|l| l.next(result))?;
+        to_js_plain(&step)
+    }
+
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        self.inner.to_json()
+    }
+
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn from_json(state: JsValue) -> Result<JsDegradationLadder, JsValue> {
+        let l = from_state(&state, "DegradationLadder", |l: &DegradationLadder| {
+            l.options().check().map_err(|e| e.under("options"))
+        })?;
+        Ok(JsDegradationLadder {
+            inner: State::new(l),
+        })
+    }
+}

@@ -1,0 +1,93 @@
+//! The exported classes and functions, one file each (or one group of functions).
+//!
+//! Every constructor is "deserialize, then check()": the options are read by their core type's
+//! serde derive through the catching `Deserializer` (`de::from_js`), then the core's `new` checks
+//! what types cannot say, its errors named under `options`. Every method reads its arguments
+//! first and only then borrows the state ([`State`]), so user code that runs while arguments are
+//! read (getters, proxies) never finds a borrow held, and a re-entrant call gets [`Busy`].
+
+pub mod agent_budget;
+pub mod breaker;
+pub mod compaction;
+pub mod fallback_chain;
+pub mod ladder;
+pub mod metrics;
+mod outcome;
+pub mod repair_loop;
+pub mod retry_budget;
+pub mod supervisor;
+
+use std::cell::RefCell;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use wasm_bindgen::JsValue;
+
+use super::de;
+use super::error::Busy;
+use super::read;
+use super::to_js_json;
+use crate::error::OptionError;
+
+/// A class's Rust state, borrowed only after every input has been read.
+pub(crate) struct State<T>(RefCell<T>);
+
+impl<T> State<T> {
+    pub(crate) fn new(v: T) -> Self {
+        State(RefCell::new(v))
+    }
+
+    /// Run `f` on the state; [`Busy`] while another call holds it.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Result<R, JsValue> {
+        let mut v = self.0.try_borrow_mut().map_err(|_| Busy)?;
+        Ok(f(&mut v))
+    }
+}
+
+impl<T: Serialize> State<T> {
+    /// `toJSON()`: the whole state as plain JSON.
+    pub(crate) fn to_json(&self) -> Result<JsValue, JsValue> {
+        let v = self.0.try_borrow().map_err(|_| Busy)?;
+        to_js_json(&*v)
+    }
+}
+
+/// `options` of a constructor whose options may be left out (`undefined`/`null`: the defaults).
+pub(crate) fn optional_options<T: DeserializeOwned + Default>(v: &JsValue) -> Result<T, JsValue> {
+    Ok(de::optional(v, "options")?)
+}
+
+/// A core check's error, named under `options` (`now` is an argument of its own).
+pub(crate) fn under_options(e: OptionError) -> JsValue {
+    if e.field == "now" {
+        e
+    } else {
+        e.under("options")
+    }
+    .into()
+}
+
+/// `X.fromJSON(state)`: `JSON.stringify` (catching) and serde, then `check` on the result.
+pub(crate) fn from_state<T: DeserializeOwned>(
+    state: &JsValue,
+    class: &str,
+    check: impl FnOnce(&T) -> Result<(), OptionError>,
+) -> Result<T, JsValue> {
+    if !state.is_object() || read::is_array(state) {
+        return Err(OptionError::type_(
+            "state",
+            &format!(
+                "must be the object {class}.toJSON() returned, got {}",
+                read::type_name(state)
+            ),
+        )
+        .into());
+    }
+    let text = read::json_text(state, "state")?;
+    let invalid = |detail: String| -> JsValue {
+        OptionError::type_("state", &format!("is not a valid {class} state: {detail}")).into()
+    };
+    let v: T = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+    check(&v).map_err(|e| invalid(e.to_string()))?;
+    Ok(v)
+}

@@ -1,0 +1,148 @@
+//! `RepairLoop` (SPEC section 5): options in by serde, outcomes in, instructions out.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+
+use super::breaker::breaker_arg;
+use super::outcome::{instruction_to_js, outcome_arg};
+use super::retry_budget::retry_budget_arg;
+use super::State;
+use crate::error::OptionError;
+use crate::repair_loop::{LoopOptions, RepairLoop, Snapshot};
+use crate::toolkit::{CircuitBreaker, RetryBudget};
+use crate::wasm::error::Busy;
+use crate::wasm::random::random_seed;
+use crate::wasm::structured_js::{schema_arg, with_cache};
+use crate::wasm::{de, read, rules_js, to_js_json, to_js_plain};
+
+#[wasm_bindgen(js_name = RepairLoop, skip_typescript)]
+pub struct JsRepairLoop {
+    inner: State<RepairLoop>,
+    breaker: Option<Rc<RefCell<CircuitBreaker>>>,
+    retry_budget: Option<Rc<RefCell<RetryBudget>>>,
+}
+
+#[wasm_bindgen(js_class = RepairLoop)]
+impl JsRepairLoop {
+    /// `new RepairLoop(options, breaker?, retryBudget?)`.
+    #[wasm_bindgen(constructor)]
+    pub fn create(
+        options: JsValue,
+        breaker: JsValue,
+        retry_budget: JsValue,
+    ) -> Result<JsRepairLoop, JsValue> {
+        let o: LoopOptions = de::from_js(&options, "options")?;
+        // Read beside the serde fields: a schema may be a live `Schema`, rules have their reader.
+        let schema = read::field(&options, "schema", "options.schema")?;
+        let schema = match read::is_nullish(&schema) {
+            true => None,
+            false => Some(schema_arg(&schema, "options.schema")?),
+        };
+        let rules = rules_js::opt_rules(&options, "options")?;
+        let breaker = breaker_arg(&breaker, "breaker")?;
+        let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
+        // The seed is drawn once every option has been read.
+        let seed = if o.has_seed() { 0 } else { random_seed()? };
+        let mut config = o.resolve(seed);
+        config.rules = rules.unwrap_or_default();
+        let inner = RepairLoop::new(config, schema).map_err(|e| e.under("options"))?;
+        Ok(JsRepairLoop::wrap(inner, breaker, retry_budget))
+    }
+
+    /// Feed an outcome; get the next instruction.
+    pub fn next(&self, outcome: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
+        // Read everything first: getters may run user code.
+        let max_reply = self.inner.with(|l| l.config().max_reply_chars as usize)?;
+        let (outcome, reply_js) = outcome_arg(&outcome, max_reply)?;
+        let now = read::now_arg(&now)?;
+        let (instruction, fresh) = self.inner.with(|inner| -> Result<_, JsValue> {
+            // A finished loop repeats its final instruction, which is not about this reply;
+            // without a schema a `done` value is the reply text as a string, not its JSON.
+            let fresh = !inner.is_finished() && inner.has_schema();
+            let mut breaker = held(&self.breaker)?;
+            let mut budget = held(&self.retry_budget)?;
+            let instruction =
+                inner.next_with(outcome, now, breaker.as_deref_mut(), budget.as_deref_mut());
+            Ok((instruction, fresh))
+        })??;
+        instruction_to_js(&instruction, reply_js.as_ref().filter(|_| fresh))
+    }
+
+    /// Degrade `aborted` (or the final instruction already given).
+    pub fn abort(&self, reason: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
+        let reason: Option<String> = de::from_js(&reason, "reason")?;
+        let now = read::now_arg(&now)?;
+        let instruction = self.inner.with(|l| l.abort(reason.as_deref(), now))?;
+        to_js_json(&instruction)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn attempts(&self) -> Result<JsValue, JsValue> {
+        to_js_plain(&self.inner.with(|l| l.attempts().to_vec())?)
+    }
+
+    pub fn report(&self) -> Result<JsValue, JsValue> {
+        to_js_plain(&self.inner.with(|l| l.report())?)
+    }
+
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsValue> {
+        to_js_json(&self.inner.with(|l| l.to_snapshot())?)
+    }
+
+    /// `RepairLoop.fromJSON(state, breaker?, retryBudget?)`.
+    #[wasm_bindgen(js_name = fromJSON)]
+    pub fn restore(
+        state: JsValue,
+        breaker: JsValue,
+        retry_budget: JsValue,
+    ) -> Result<JsRepairLoop, JsValue> {
+        let breaker = breaker_arg(&breaker, "breaker")?;
+        let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
+        let text = read::json_text(&state, "state")?;
+        let snapshot: Snapshot = serde_json::from_str(&text)
+            .map_err(|e| OptionError::type_("state", &format!("is not a RepairLoop state: {e}")))?;
+        let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache)).unwrap_or_else(
+            || {
+                Err(OptionError::type_(
+                    "state",
+                    "could not be restored (re-entrant call)",
+                ))
+            },
+        )?;
+        Ok(JsRepairLoop::wrap(inner, breaker, retry_budget))
+    }
+}
+
+/// The two-argument forms, for Rust callers (the browser tests): no retry budget.
+impl JsRepairLoop {
+    pub fn new(options: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        JsRepairLoop::create(options, breaker, JsValue::UNDEFINED)
+    }
+
+    pub fn from_json(state: JsValue, breaker: JsValue) -> Result<JsRepairLoop, JsValue> {
+        JsRepairLoop::restore(state, breaker, JsValue::UNDEFINED)
+    }
+
+    fn wrap(
+        inner: RepairLoop,
+        breaker: Option<Rc<RefCell<CircuitBreaker>>>,
+        retry_budget: Option<Rc<RefCell<RetryBudget>>>,
+    ) -> JsRepairLoop {
+        JsRepairLoop {
+            inner: State::new(inner),
+            breaker,
+            retry_budget,
+        }
+    }
+}
+
+/// A shared object the loop holds, borrowed for one step ([`Busy`] if it is in a call).
+fn held<T>(shared: &Option<Rc<RefCell<T>>>) -> Result<Option<std::cell::RefMut<'_, T>>, JsValue> {
+    shared
+        .as_ref()
+        .map(|s| s.try_borrow_mut().map_err(|_| Busy.into()))
+        .transpose()
+}

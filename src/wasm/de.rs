@@ -1,0 +1,846 @@
+//! A serde `Deserializer` over a JavaScript value: options are read by the types' own serde
+//! derives, so a wire name lives in one `#[serde]` attribute and nowhere else.
+//!
+//! It keeps the boundary's rules (docs/DESIGN.md, "The JS boundary"):
+//!
+//! * **Nothing thrown crosses Rust.** Every property read is the catching `Reflect.get` of
+//!   `read` (with its interned names); key lists come from `Object.keys` and lengths from
+//!   `Array.isArray` + `length`, both imported with `catch`. A getter, trap or revoked `Proxy`
+//!   that throws is an error naming the field (`options.backoff.maxMs could not be read: …`).
+//! * **Crossings do not grow.** A struct reads exactly its declared fields, one `Reflect.get`
+//!   each. Unknown fields are never read, so they are ignored as before (SPEC: unknown option
+//!   fields are ignored); [`Keys::All`] reads every own key instead, for the types that
+//!   `deny_unknown_fields`.
+//! * **`null` is absent, as options have always read it**: a struct field that is `undefined`
+//!   or `null` is left to its `#[serde(default)]`, so `{ maxSteps: null }` is the default
+//!   30. A field whose `null` means something else (`maxPromptChars: null` is "no limit",
+//!   `defaultValue: null` is a default) says so with `#[serde(alias = "\u{0}null")]`
+//!   ([`NULL_IS_A_VALUE`], src/wire.rs) and then gets the `null`. Inside arrays, maps and untyped data
+//!   `null` is a value, as in JSON.
+//! * **Bounded before any work.** One limit family ([`Limits`]): array lengths and object key
+//!   counts are checked before the first item is read (a sparse array of length 2^32−1 fails at
+//!   once), nesting is counted (a 100,000-deep or cyclic object stops at [`MAX_DEPTH`]), and
+//!   so is every value read in one call ([`MAX_VALUES`]: an object that repeats itself as
+//!   several children is a tree of exponential size without being deeper).
+//! * **Errors say where and what.** The path is collected as the error travels up
+//!   (`options` + `.budget` + `.transient`, `messages` + `[3]` + `.role`), so a successful read
+//!   formats no path at all. Kinds follow SPEC section 7: a wrong type is a `TypeError`, a value
+//!   of the right type out of its range (NaN, ±Infinity, a negative or fractional count, a too
+//!   long array) a `RangeError`.
+//!
+//! Values, by what the type asks for:
+//!
+//! | serde asks for | JS value accepted | refused with |
+//! |---|---|---|
+//! | `bool` | a boolean | TypeError |
+//! | `f64`/`f32` | a finite number (any sign: `check()` decides) | TypeError; RangeError for NaN/±Infinity |
+//! | `u8`..`u64`, `i8`..`i64` | a finite whole number in the type's range, at most 2^53−1 | TypeError; RangeError otherwise |
+//! | `String`, `char` | a string (lone surrogates arrive as U+FFFD) | TypeError |
+//! | `Option<T>` | `undefined`/`null` as `None`, else `T` | as `T` |
+//! | a struct | an object, not an array or a function | TypeError |
+//! | `Vec<T>`, tuples | an array (`Array.isArray`), `length` ≤ [`MAX_ITEMS`] | TypeError; RangeError for the length |
+//! | a map | an object; its own enumerable string keys, at most [`MAX_KEYS`] | TypeError; RangeError for the count |
+//! | a unit-variant enum | a string, one of the serde names | TypeError listing the names |
+//! | anything (`deserialize_any`: tagged and untagged enums) | JSON-like data read as above | TypeError for BigInt, symbols, functions |
+//!
+//! serde reads an internally tagged enum (`FallbackPlan`, tag `mode`) whole before it knows the
+//! variant, so a member of the wrong type is reported at the enum's field
+//! (`options.fallback must be a string, got map`); a missing member or an unknown tag is still
+//! named exactly (`options.fallback.queue`, `options.fallback.mode`).
+//! | [`JSON_TOKEN`] newtype | any value, as `JSON.stringify` gives it (toJSON, exact numbers) | TypeError |
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::fmt;
+
+use serde::de::{
+    self, value::BorrowedStrDeserializer, DeserializeOwned, DeserializeSeed, EnumAccess,
+    IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
+};
+use wasm_bindgen::prelude::*;
+
+use super::read;
+
+/// Items of one array.
+pub const MAX_ITEMS: u32 = 1_000_000;
+/// Own keys of one object read as a map or as a whole.
+pub const MAX_KEYS: u32 = 10_000;
+/// Containers inside containers, the root's fields at depth 1 (serde_json's default is 128 too).
+pub const MAX_DEPTH: u32 = 128;
+/// Values read in one call, at every level together.
+pub const MAX_VALUES: u32 = 4_000_000;
+/// `Number.MAX_SAFE_INTEGER`: whole numbers above it are not exact in JS.
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+pub use crate::wire::{any_json, JSON_TOKEN, NULL_IS_A_VALUE};
+
+/// The limits one call is read under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub items: u32,
+    pub keys: u32,
+    pub depth: u32,
+    pub values: u32,
+}
+
+impl Limits {
+    pub const DEFAULT: Limits = Limits {
+        items: MAX_ITEMS,
+        keys: MAX_KEYS,
+        depth: MAX_DEPTH,
+        values: MAX_VALUES,
+    };
+}
+
+/// Which keys of a struct are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// Only the declared fields: unknown fields are never read (options, the contract today).
+    Declared,
+    /// Every own enumerable string key, so `#[serde(deny_unknown_fields)]` can refuse extras.
+    All,
+}
+
+/// `value` as a `T`, or the `TypeError`/`RangeError` naming the field from `root` on
+/// (`options.budget.transient`).
+pub fn from_js<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValue> {
+    read_js(value, root, Limits::DEFAULT, Keys::Declared).map_err(Into::into)
+}
+
+/// [`from_js`] with other limits or key rules.
+pub fn from_js_with<T: DeserializeOwned>(
+    value: &JsValue,
+    root: &str,
+    limits: Limits,
+    keys: Keys,
+) -> Result<T, JsValue> {
+    read_js(value, root, limits, keys).map_err(Into::into)
+}
+
+/// An argument that may be left out (`undefined`/`null`: `T::default()`), read with the default
+/// limits; the common case, left out, costs one call into JS.
+pub(crate) fn optional<T: DeserializeOwned + Default>(
+    value: &JsValue,
+    root: &str,
+) -> Result<T, read::Bad> {
+    if value.is_null_or_undefined() {
+        return Ok(T::default());
+    }
+    read_js(value, root, Limits::DEFAULT, Keys::Declared)
+}
+
+/// [`from_js_with`] with the error still in Rust, for readers that compose.
+pub(crate) fn read_js<T: DeserializeOwned>(
+    value: &JsValue,
+    root: &str,
+    limits: Limits,
+    keys: Keys,
+) -> Result<T, read::Bad> {
+    let ctx = Ctx {
+        limits,
+        keys,
+        values: Cell::new(0),
+    };
+    T::deserialize(JsDe {
+        value: Val::Ref(value),
+        depth: 0,
+        nullish: None,
+        ctx: &ctx,
+    })
+    .map_err(|e| e.into_bad(root))
+}
+
+// ---------------------------------------------------------------- errors
+
+/// A step of the path to the bad field, innermost first in [`Error::path`].
+#[derive(Debug, Clone)]
+enum Seg {
+    Key(Cow<'static, str>),
+    Index(u32),
+}
+
+/// Why a value could not be read, and where (collected on the way up).
+#[derive(Debug)]
+pub struct Error {
+    message: String,
+    range: bool,
+    path: Vec<Seg>,
+}
+
+impl Error {
+    fn type_(message: impl Into<String>) -> Error {
+        Error {
+            message: message.into(),
+            range: false,
+            path: Vec::new(),
+        }
+    }
+
+    fn range(message: impl Into<String>) -> Error {
+        Error {
+            range: true,
+            ..Error::type_(message)
+        }
+    }
+
+    fn at(mut self, seg: Seg) -> Error {
+        self.path.push(seg);
+        self
+    }
+
+    fn into_bad(self, root: &str) -> read::Bad {
+        let mut field = root.to_string();
+        for seg in self.path.iter().rev() {
+            match seg {
+                Seg::Key(k) if field.is_empty() => field.push_str(k),
+                Seg::Key(k) => {
+                    field.push('.');
+                    field.push_str(k);
+                }
+                Seg::Index(i) => field.push_str(&format!("[{i}]")),
+            }
+        }
+        read::Bad {
+            field,
+            message: self.message,
+            is_range: self.range,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// `"a", "b" or "c"`: the serde names as the messages have always listed them.
+fn one_of(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+    match quoted.split_last() {
+        None => "nothing".into(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+impl de::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Error {
+        Error::type_(msg.to_string())
+    }
+
+    fn invalid_type(unexp: de::Unexpected, exp: &dyn de::Expected) -> Error {
+        // Derived visitors expect "struct Prompt" or "internally tagged enum FallbackPlan".
+        let exp = exp.to_string();
+        let exp = if exp.starts_with("struct ") || exp.contains("enum ") {
+            "an object"
+        } else {
+            &exp
+        };
+        Error::type_(format!("must be {exp}, got {unexp}"))
+    }
+
+    fn invalid_value(unexp: de::Unexpected, exp: &dyn de::Expected) -> Error {
+        Error::range(format!("must be {exp}, got {unexp}"))
+    }
+
+    fn invalid_length(len: usize, exp: &dyn de::Expected) -> Error {
+        Error::range(format!("must have {exp}, got {len} items"))
+    }
+
+    fn unknown_variant(variant: &str, expected: &'static [&'static str]) -> Error {
+        Error::type_(format!("must be {}, got {variant:?}", one_of(expected)))
+    }
+
+    fn unknown_field(field: &str, expected: &'static [&'static str]) -> Error {
+        Error::type_(format!(
+            "is not a known field (known: {})",
+            one_of(expected)
+        ))
+        .at(Seg::Key(Cow::Owned(field.to_string())))
+    }
+
+    fn missing_field(field: &'static str) -> Error {
+        Error::type_("is required").at(Seg::Key(Cow::Borrowed(field)))
+    }
+}
+
+// ---------------------------------------------------------------- JS imports
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Object.keys(v)`: runs `ownKeys`/`getOwnPropertyDescriptor` traps, so imported with catch.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn object_keys(v: &JsValue) -> Result<js_sys::Array, JsValue>;
+}
+
+// ---------------------------------------------------------------- the deserializer
+
+/// What every level of one call shares.
+struct Ctx {
+    limits: Limits,
+    keys: Keys,
+    /// Values read so far, against [`Limits::values`].
+    values: Cell<u32>,
+}
+
+/// A value read from JS, or the caller's own (the root: no clone, which is a call into the glue).
+enum Val<'c> {
+    Ref(&'c JsValue),
+    Own(JsValue),
+}
+
+impl std::ops::Deref for Val<'_> {
+    type Target = JsValue;
+    fn deref(&self) -> &JsValue {
+        match self {
+            Val::Ref(v) => v,
+            Val::Own(v) => v,
+        }
+    }
+}
+
+/// One JS value at one depth.
+struct JsDe<'c> {
+    value: Val<'c>,
+    depth: u32,
+    /// Whether it is `null`/`undefined`, when already known (a struct field that was
+    /// present): one call into JS fewer.
+    nullish: Option<bool>,
+    ctx: &'c Ctx,
+}
+
+impl<'c> JsDe<'c> {
+    fn child(&self, value: JsValue, nullish: Option<bool>) -> Result<JsDe<'c>, Error> {
+        let n = self.ctx.values.get().saturating_add(1);
+        if n > self.ctx.limits.values {
+            return Err(Error::range(format!(
+                "holds more than {} values in all",
+                self.ctx.limits.values
+            )));
+        }
+        self.ctx.values.set(n);
+        Ok(JsDe {
+            value: Val::Own(value),
+            depth: self.depth + 1,
+            nullish,
+            ctx: self.ctx,
+        })
+    }
+
+    fn wrong_type(&self, expected: &str) -> Error {
+        Error::type_(format!(
+            "must be {expected}, got {}",
+            read::type_name(&self.value)
+        ))
+    }
+
+    /// A container may be entered: nesting within [`Limits::depth`].
+    fn enter(&self) -> Result<(), Error> {
+        if self.depth >= self.ctx.limits.depth {
+            return Err(Error::type_(format!(
+                "is nested deeper than {} levels (or is cyclic)",
+                self.ctx.limits.depth
+            )));
+        }
+        Ok(())
+    }
+
+    /// A finite number, else the error for `expected`.
+    fn finite(&self, expected: &str) -> Result<f64, Error> {
+        let Some(n) = self.value.as_f64() else {
+            return Err(self.wrong_type(expected));
+        };
+        if !n.is_finite() {
+            return Err(Error::range(format!(
+                "must be a finite number, got {}",
+                read::js_number(n)
+            )));
+        }
+        Ok(n)
+    }
+
+    /// A whole number in `min..=max` (and within 2^53−1 either way).
+    fn whole(&self, min: f64, max: f64) -> Result<f64, Error> {
+        let n = self.finite("a number")?;
+        if n < min {
+            return Err(Error::range(format!("must be >= {min}, got {n}")));
+        }
+        if n.fract() != 0.0 {
+            return Err(Error::range(format!("must be a whole number, got {n}")));
+        }
+        let max = max.min(MAX_SAFE);
+        if n > max {
+            return Err(Error::range(format!("must be at most {max}, got {n}")));
+        }
+        Ok(n)
+    }
+
+    fn string(&self) -> Result<String, Error> {
+        self.value
+            .as_string()
+            .ok_or_else(|| self.wrong_type("a string"))
+    }
+
+    /// An object that is not an array (nor a function), entered one level.
+    fn object(&self) -> Result<(), Error> {
+        if !self.value.is_object() || read::is_array(&self.value) {
+            return Err(self.wrong_type("an object"));
+        }
+        self.enter()
+    }
+
+    /// An array's length, checked before any item is read.
+    fn array_len(&self) -> Result<u32, Error> {
+        if !read::is_array(&self.value) {
+            return Err(self.wrong_type("an array"));
+        }
+        self.enter()?;
+        let len = read::field_in(&self.value, "length", "")
+            .map_err(|bad| Error::type_(bad.message))?
+            .as_f64()
+            .unwrap_or(0.0);
+        let max = self.ctx.limits.items;
+        if len.is_nan() || len > f64::from(max) {
+            return Err(Error::range(format!(
+                "must have at most {max} items, got {}",
+                read::js_number(len)
+            )));
+        }
+        Ok(len as u32)
+    }
+
+    /// The own enumerable string keys, counted before any is read.
+    fn keys(&self) -> Result<js_sys::Array, Error> {
+        let keys = object_keys(&self.value)
+            .map_err(|e| Error::type_(format!("could not be read: {}", thrown(&e))))?;
+        let max = self.ctx.limits.keys;
+        if keys.length() > max {
+            return Err(Error::range(format!(
+                "must have at most {max} keys, got {}",
+                keys.length()
+            )));
+        }
+        Ok(keys)
+    }
+
+    fn map<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.object()?;
+        let keys = self.keys()?;
+        visitor.visit_map(ObjectAccess {
+            keys,
+            next: 0,
+            current: None,
+            de: self,
+        })
+    }
+
+    fn seq<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let len = self.array_len()?;
+        visitor.visit_seq(ArrayAccess {
+            len,
+            next: 0,
+            de: self,
+        })
+    }
+
+    /// The value as JSON text, read by serde_json (see [`JSON_TOKEN`]).
+    fn json(&self) -> Result<serde_json::Value, Error> {
+        let text = read::json_text(&self.value, "").map_err(|bad| Error::type_(bad.message))?;
+        serde_json::from_str(&text).map_err(|e| Error::type_(format!("is not usable JSON: {e}")))
+    }
+}
+
+/// What a JS throw says, for an error message.
+fn thrown(e: &JsValue) -> String {
+    read::get(e, "message")
+        .as_string()
+        .unwrap_or_else(|| "it threw".into())
+}
+
+/// `obj[key]`, catching; a throw is an error at `key`.
+fn read_field(obj: &JsValue, key: &'static str) -> Result<JsValue, Error> {
+    read::field_in(obj, key, "")
+        .map_err(|bad| Error::type_(bad.message).at(Seg::Key(Cow::Borrowed(key))))
+}
+
+macro_rules! whole_number {
+    ($($method:ident $visit:ident $t:ty, $min:expr;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            let n = self.whole($min, <$t>::MAX as f64)?;
+            visitor.$visit(n as $t)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for JsDe<'_> {
+    type Error = Error;
+
+    /// JSON-like data, for what serde reads without a type (tagged and untagged enums).
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        // Most likely first: each probe is a call into JS.
+        let v = &self.value;
+        if let Some(s) = v.as_string() {
+            return visitor.visit_string(s);
+        }
+        if let Some(n) = v.as_f64() {
+            if !n.is_finite() {
+                return Err(Error::range(format!(
+                    "must be a finite number, got {}",
+                    read::js_number(n)
+                )));
+            }
+            return if n.fract() == 0.0 && n.abs() <= MAX_SAFE {
+                if n >= 0.0 {
+                    visitor.visit_u64(n as u64)
+                } else {
+                    visitor.visit_i64(n as i64)
+                }
+            } else {
+                visitor.visit_f64(n)
+            };
+        }
+        if let Some(b) = v.as_bool() {
+            return visitor.visit_bool(b);
+        }
+        if v.is_null_or_undefined() {
+            return visitor.visit_unit();
+        }
+        if v.is_object() {
+            return if read::is_array(v) {
+                self.seq(visitor)
+            } else {
+                self.map(visitor)
+            };
+        }
+        Err(self.wrong_type("JSON data"))
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.value.as_bool() {
+            Some(b) => visitor.visit_bool(b),
+            None => Err(self.wrong_type("a boolean")),
+        }
+    }
+
+    whole_number! {
+        deserialize_u8 visit_u8 u8, 0.0;
+        deserialize_u16 visit_u16 u16, 0.0;
+        deserialize_u32 visit_u32 u32, 0.0;
+        deserialize_u64 visit_u64 u64, 0.0;
+        deserialize_i8 visit_i8 i8, f64::from(i8::MIN);
+        deserialize_i16 visit_i16 i16, f64::from(i16::MIN);
+        deserialize_i32 visit_i32 i32, f64::from(i32::MIN);
+        deserialize_i64 visit_i64 i64, -MAX_SAFE;
+    }
+
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_f32(self.finite("a number")? as f32)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_f64(self.finite("a number")?)
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_string(self.string()?)
+    }
+
+    fn deserialize_bytes<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
+        Err(Error::type_("bytes are not read from JavaScript"))
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        let none = self
+            .nullish
+            .unwrap_or_else(|| self.value.is_null_or_undefined());
+        if none {
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.value.is_null_or_undefined() {
+            visitor.visit_unit()
+        } else {
+            Err(self.wrong_type("null"))
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if name == JSON_TOKEN {
+            return visitor
+                .visit_newtype_struct(self.json()?)
+                .map_err(|e| Error::type_(format!("is not usable JSON: {e}")));
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.seq(visitor)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.map(visitor)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if self.ctx.keys == Keys::All {
+            return self.map(visitor);
+        }
+        self.object()?;
+        visitor.visit_map(StructAccess {
+            fields: fields.iter(),
+            current: None,
+            de: self,
+        })
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_enum(UnitVariant(self.string()?))
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+
+    /// Ignored values are not read at all.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        true
+    }
+}
+
+// ---------------------------------------------------------------- structs, maps, arrays
+
+/// A struct's declared fields, read one by one; `undefined` and `null` ones are left out
+/// (absent) unless marked [`NULL_IS_A_VALUE`].
+struct StructAccess<'c> {
+    fields: std::slice::Iter<'static, &'static str>,
+    current: Option<(&'static str, JsValue, Option<bool>)>,
+    de: JsDe<'c>,
+}
+
+impl<'de> MapAccess<'de> for StructAccess<'_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        let mut keeps_null = false;
+        for &key in self.fields.by_ref() {
+            if key.starts_with(NULL_IS_A_VALUE) {
+                keeps_null = true;
+                continue;
+            }
+            let value = read_field(&self.de.value, key)?;
+            let known = match (
+                value.is_null_or_undefined(),
+                std::mem::take(&mut keeps_null),
+            ) {
+                (false, _) => Some(false),
+                (true, true) if !value.is_undefined() => Some(true),
+                (true, _) => continue,
+            };
+            self.current = Some((key, value, known));
+            return seed
+                .deserialize(BorrowedStrDeserializer::new(key))
+                .map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+        let Some((key, value, nullish)) = self.current.take() else {
+            return Err(Error::type_("a value was read before its key"));
+        };
+        let at = || Seg::Key(Cow::Borrowed(key));
+        seed.deserialize(self.de.child(value, nullish).map_err(|e| e.at(at()))?)
+            .map_err(|e| e.at(at()))
+    }
+}
+
+/// An object's own enumerable string keys (a map, a struct under [`Keys::All`], or data
+/// read by `deserialize_any`); `undefined` values are left out, as `JSON.stringify` does.
+struct ObjectAccess<'c> {
+    keys: js_sys::Array,
+    next: u32,
+    current: Option<(String, JsValue)>,
+    de: JsDe<'c>,
+}
+
+impl<'de> MapAccess<'de> for ObjectAccess<'_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        while self.next < self.keys.length() {
+            // Our own array of strings from Object.keys: reading it runs no user code. The key
+            // is used as that JS string (user keys stay out of `read`'s interned names).
+            let key_js = self.keys.get(self.next);
+            self.next += 1;
+            let key = key_js.as_string().unwrap_or_default();
+            let value = js_sys::Reflect::get(&self.de.value, &key_js).map_err(|e| {
+                Error::type_(format!("could not be read: {}", thrown(&e)))
+                    .at(Seg::Key(Cow::Owned(key.clone())))
+            })?;
+            if value.is_undefined() {
+                continue;
+            }
+            let out = seed.deserialize(key.as_str().into_deserializer());
+            self.current = Some((key, value));
+            return out.map(Some);
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+        let Some((key, value)) = self.current.take() else {
+            return Err(Error::type_("a value was read before its key"));
+        };
+        match self.de.child(value, None) {
+            Ok(child) => seed.deserialize(child),
+            Err(e) => Err(e),
+        }
+        .map_err(|e| e.at(Seg::Key(Cow::Owned(key))))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.keys.length().saturating_sub(self.next) as usize)
+    }
+}
+
+/// An array's items by index, each read with the catching `Reflect.get`.
+struct ArrayAccess<'c> {
+    len: u32,
+    next: u32,
+    de: JsDe<'c>,
+}
+
+impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if self.next >= self.len {
+            return Ok(None);
+        }
+        let i = self.next;
+        self.next += 1;
+        let at = |e: Error| e.at(Seg::Index(i));
+        let item = js_sys::Reflect::get_u32(&self.de.value, i)
+            .map_err(|_| at(Error::type_("could not be read")))?;
+        seed.deserialize(self.de.child(item, None).map_err(at)?)
+            .map(Some)
+            .map_err(at)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        // Capped: the length is the caller's claim, memory is reserved from it.
+        Some(self.len.saturating_sub(self.next).min(1024) as usize)
+    }
+}
+
+// ---------------------------------------------------------------- enums
+
+/// A unit variant named by its serde name.
+struct UnitVariant(String);
+
+impl<'de> EnumAccess<'de> for UnitVariant {
+    type Error = Error;
+    type Variant = UnitOnly;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, UnitOnly), Error> {
+        seed.deserialize(self.0.into_deserializer())
+            .map(|v| (v, UnitOnly))
+    }
+}
+
+struct UnitOnly;
+
+impl<'de> VariantAccess<'de> for UnitOnly {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _seed: T) -> Result<T::Value, Error> {
+        Err(Error::type_("names a variant that carries data"))
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
+        Err(Error::type_("names a variant that carries data"))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        _visitor: V,
+    ) -> Result<V::Value, Error> {
+        Err(Error::type_("names a variant that carries data"))
+    }
+}

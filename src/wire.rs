@@ -1,0 +1,53 @@
+//! serde helpers for the JS wire shapes of the core's types. Pure serde: the wasm layer's
+//! `Deserializer` (src/wasm/de.rs) gives two of them their meaning, and any other deserializer
+//! (serde_json for `fromJSON` states, native tests) reads the same fields as plain values.
+//!
+//! * `null` in an options object means "absent" (the field's default) unless the field carries
+//!   `#[serde(alias = "\u{0}null")]` ([`NULL_IS_A_VALUE`]): then `null` is a value, as for
+//!   `maxPromptChars: null` (no limit) or `defaultValue: null` (a default of `null`).
+//! * A field of any JSON (`defaultValue`) is read with [`any_json`] and so crosses as
+//!   `JSON.stringify` gives it (`toJSON`, boxed primitives, exact number text), as it always has.
+
+use serde::de::{Deserialize, Deserializer, Visitor};
+use serde_json::Value;
+
+/// The alias that marks a struct field whose `null` is a value rather than "absent":
+/// `#[serde(alias = "\u{0}null")]` (any alias that starts with it: two fields of one struct
+/// cannot share an alias, so a second one writes `"\u{0}null 2"`). serde lists a field's
+/// aliases, sorted, before its name in the field list a deserializer is given, and `\0` sorts
+/// first, so the marker comes right before the field it marks. To serde_json it is one more
+/// name no input uses.
+pub const NULL_IS_A_VALUE: &str = "\u{0}null";
+
+/// The newtype name that asks for a value as JSON text: `JSON.stringify` (catching) and
+/// serde_json, so `toJSON`, boxed primitives and number text behave exactly as in JSON.
+pub const JSON_TOKEN: &str = "$selfheal::json";
+
+/// Any JSON value, read as JSON text where the deserializer can (see [`JSON_TOKEN`]).
+pub fn any_json<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Value;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+            Value::deserialize(d)
+        }
+    }
+    d.deserialize_newtype_struct(JSON_TOKEN, V)
+}
+
+/// [`any_json`] for a field where presence matters: `Some` whenever the field is there, `null`
+/// included (mark the field [`NULL_IS_A_VALUE`] so the wasm layer hands `null` over).
+pub fn present_json<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    any_json(d).map(Some)
+}
+
+/// `null` kept apart from absent: `Some(None)` for `null`, `None` when the field is not there
+/// (with `#[serde(default)]`; mark the field [`NULL_IS_A_VALUE`]).
+pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}

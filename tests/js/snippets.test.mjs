@@ -1,0 +1,104 @@
+// The wasm layer's private JS (js/snippets/) on its own, without wasm: each protocol the Rust side
+// reads, as documented beside the snippet function.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { gatherError, startOutcome } from "../../js/snippets/gather.js";
+import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
+import { jsonText, schemaLookup, schemaRemember } from "../../js/snippets/schema_keys.js";
+
+const revoked = () => {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+};
+const throwing = () => new Proxy({}, { get() { throw new Error("boom"); } });
+
+test("gatherError: the Gathered record, empty fields left out, hostile reads absent", () => {
+  assert.deepEqual(JSON.parse(gatherError({ status: 503 })), { present: true, className: "Object", status: [503] });
+  assert.deepEqual(JSON.parse(gatherError(null)), {});
+  assert.deepEqual(JSON.parse(gatherError("boom")), { present: true, messages: ["boom"] });
+  const e = Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNRESET" } });
+  const g = JSON.parse(gatherError(e));
+  assert.equal(g.name, "TypeError");
+  assert.deepEqual(g.codes, ["ECONNRESET"]);
+  assert.deepEqual(g.messages, ["fetch failed"]);
+  for (const hostile of [revoked(), throwing(), { get status() { throw new Error("x"); } }]) {
+    const r = JSON.parse(gatherError(hostile));
+    assert.equal(r.present, true);
+    assert.equal(r.status, undefined);
+  }
+  // Lone surrogates become U+FFFD, as they would crossing into Rust as text.
+  assert.deepEqual(JSON.parse(gatherError({ message: "a\uD800b" })).messages, ["a\uFFFDb"]);
+});
+
+test("startOutcome: a tagged record for every outcome, never a throw", () => {
+  const start = (o) => JSON.parse(startOutcome(o));
+  assert.deepEqual(start({ kind: "reply", text: "{}" }), { as: "kind", kind: "reply" });
+  assert.deepEqual(start({ kind: "rejected", reason: "r" }), { as: "kind", kind: "rejected" });
+  assert.deepEqual(start({ kind: "invalid", reason: "r" }), { as: "kind", kind: "invalid" });
+  const error = start({ kind: "error", error: { status: 429 }, costUsd: 0.5 });
+  assert.equal(error.as, "error");
+  assert.equal(error.costUsd, 0.5);
+  assert.deepEqual(error.error.status, [429]);
+  assert.equal(start({ kind: "error", error: {} }).costUsd, 0);
+  for (const fields of [undefined, null, 3, "reply", {}, { kind: "retry" }, { kind: "error", costUsd: -1 },
+    { kind: "error", costUsd: "1" }, { kind: "error", costUsd: NaN }, throwing(), revoked()].entries()) {
+    assert.deepEqual(start(fields[1]), { as: "fields" }, `case ${fields[0]}`);
+  }
+});
+
+test("jsonText: JSON.stringify within the limits, refusing at once what no reader takes", () => {
+  for (const v of [{ a: [1, { b: null }] }, [], "s", 1, null, { toJSON: () => ({ x: 1 }) }, new Date(0)]) {
+    assert.equal(jsonText(v), JSON.stringify(v));
+  }
+  assert.equal(jsonText(() => 1), undefined);
+  const started = performance.now();
+  assert.throws(() => jsonText({ a: Object.assign([], { length: 2 ** 32 - 1 }) }), RangeError);
+  assert.ok(performance.now() - started < 100, "a huge sparse array is refused before any work");
+  let deep = {};
+  for (let i = 0; i < 100_000; i++) deep = { a: deep };
+  assert.throws(() => jsonText(deep), /nested deeper than 128 levels/);
+  const cyclic = { a: {} };
+  cyclic.a.b = cyclic;
+  assert.throws(() => jsonText(cyclic), RangeError);
+  assert.throws(() => jsonText({ n: 1n }), TypeError); // what JSON.stringify throws
+  assert.throws(() => jsonText(throwing()), /boom/);
+});
+
+test("schemaLookup / schemaRemember: text on a miss, its slot once remembered, oldest slot reused", () => {
+  const schema = { type: "object", title: `t${Math.random()}` };
+  assert.equal(schemaLookup(schema), JSON.stringify(schema), "a miss is the text");
+  const slot = schemaRemember(JSON.stringify(schema));
+  assert.equal(schemaLookup({ ...schema }), slot, "the same text is found by slot");
+  assert.equal(schemaLookup("not an object"), undefined);
+  assert.equal(schemaLookup(null), undefined);
+  assert.equal(schemaLookup(() => 1), false);
+  class Schema {
+    get __selfhealSchemaId() { return 7; }
+  }
+  assert.equal(schemaLookup(new Schema()), -7);
+  class Freed {
+    get __selfhealSchemaId() { throw new Error("null pointer passed to rust"); }
+  }
+  Object.defineProperty(Freed, "name", { value: "Schema" });
+  assert.equal(schemaLookup(new Freed()), null);
+  // 64 slots: the 65th text takes the oldest slot, whose text is then a miss again.
+  const first = { title: `first${Math.random()}` };
+  const firstSlot = schemaRemember(JSON.stringify(first));
+  for (let i = 0; i < 64; i++) schemaRemember(JSON.stringify({ title: `filler${i}${Math.random()}` }));
+  assert.equal(typeof schemaLookup(first), "string");
+  assert.ok(firstSlot >= 0 && firstSlot < 64);
+});
+
+test("instructions: the contract's object literals, key for key", () => {
+  const c = classified("transient", "rate-limited", "429", "status", 2000);
+  assert.deepEqual(Object.keys(c), ["class", "cause", "reason", "signal", "retryAfterMs"]);
+  assert.equal(classified("hard-fail", "auth", "401", "status", undefined).retryAfterMs, null);
+  const w = waitForBackoff(2000, "s", "u", 2, c);
+  assert.deepEqual(w, { type: "wait-for-backoff", delayMs: 2000, prompt: { system: "s", user: "u" }, attempt: 2, classified: c });
+  assert.deepEqual(parsedOk({ a: 1 }, ""), { ok: true, value: { a: 1 }, fixes: [] });
+  assert.deepEqual(parsedOk(1, "code-fence,trailing-comma").fixes, ["code-fence", "trailing-comma"]);
+  assert.deepEqual(Object.keys(done(1, "1", "first-pass", "", 1, 0)),
+    ["type", "value", "text", "source", "fixes", "attempts", "costUsd"]);
+});
