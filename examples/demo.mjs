@@ -1,12 +1,12 @@
-// selfheal demo: a host loop against a scripted mock model. No API key, no network.
+// selfheal demo: heal, the package's host loop, against a scripted mock model. No API key, no
+// network.
 //
 //   make demo        (or: node examples/demo.mjs after scripts/build.sh)
 //
-// Each scenario prints a timeline: what the model call did, and what selfheal
-// told the host to do next. Waits run on a virtual clock, slept at 1/20 speed.
+// Each scenario prints a timeline: what the model call did, and what selfheal told the host to
+// do next (heal's onStep). Waits are heal's real timers: the rate-limited scenario takes 2 s.
 
-import { RepairLoop } from "../pkg/selfheal.js";
-import { runRepairLoop } from "./host-loop.mjs";
+import { heal } from "../pkg/index.cjs"; // the "node" entry of the package: `import { heal } from "selfheal"`
 import { ScriptedModel, apiError } from "./mock-model.mjs";
 import { ORDER_SCHEMA, ORDER_PROMPT, GOOD_TEXT } from "../www/lib/scenario.js";
 
@@ -47,8 +47,6 @@ const scenarios = [
   },
 ];
 
-const START = Date.UTC(2026, 0, 1);
-
 function describeOutcome(outcome) {
   switch (outcome.kind) {
     case "reply": {
@@ -85,42 +83,44 @@ function describeStep(step) {
   }
 }
 
-export async function runDemo({ log = console.log, speed = 20 } = {}) {
+/** What report() would say, from the steps heal showed (heal frees its loop when it returns). */
+function tally(steps) {
+  const byClass = { transient: 0, repairable: 0, "semantic-invalid": 0, "hard-fail": 0 };
+  for (const step of steps) if (step.classified) byClass[step.classified.class] += 1;
+  const repaired = steps.filter((s) => s.type === "send-repair-prompt").length;
+  return { calls: steps.at(-1).attempts, repaired, byClass };
+}
+
+export async function runDemo({ log = console.log } = {}) {
   const results = [];
   for (const [i, scenario] of scenarios.entries()) {
     log(`\n${i + 1}. ${scenario.title}`);
-    let t = START;
+    const start = Date.now();
     const model = new ScriptedModel(scenario.script);
-    const loop = new RepairLoop({
+    const steps = [];
+    let call = 0;
+    const step = await heal((p, { attempt }) => { call = attempt; return model.call(p); }, {
       prompt,
       schema: orderSchema,
       fallback: { mode: "human", queue: "orders-review" },
       seed: 7,
-    });
-    let call = 0;
-    const step = await runRepairLoop(loop, {
-      prompt,
-      call: (p) => { call += 1; return model.call(p); },
       check: scenario.check,
-      clock: () => t,
-      sleep: async (ms) => { await new Promise((r) => setTimeout(r, ms / speed)); t += ms; },
       onStep: (outcome, next) => {
-        const when = `t+${t - START}ms`.padEnd(10);
+        steps.push(next);
+        const when = `t+${Date.now() - start}ms`.padEnd(10);
         log(`   ${when} call ${call}  ${describeOutcome(outcome)}`);
         log(`${" ".repeat(20)}=> ${describeStep(next)}`);
       },
     });
     if (step.type === "done") log(`${" ".repeat(20)}value: ${JSON.stringify(step.value)}`);
-    const r = loop.report();
-    log(`${" ".repeat(20)}report: ${r.calls} call(s), ${r.repaired} repair(s), by class ${JSON.stringify(r.byClass)}` +
-      (r.warnings.length ? `, warnings: ${r.warnings.join("; ")}` : ""));
+    const r = tally(steps);
+    log(`${" ".repeat(20)}report: ${r.calls} call(s), ${r.repaired} repair(s), by class ${JSON.stringify(r.byClass)}`);
     results.push(step);
-    loop.free();
   }
   return results;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log("selfheal demo — a host loop against a scripted mock model (no API key needed)");
+  console.log("selfheal demo — heal, the host loop, against a scripted mock model (no API key needed)");
   await runDemo();
 }

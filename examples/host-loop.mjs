@@ -1,4 +1,10 @@
-// The host loop: the host does every call and every wait; selfheal decides.
+// The bare host loop, on purpose: what `heal` (exported by every entry of the package) does for
+// you, written out so that the step API is visible: call, feed the outcome to `loop.next()`, do
+// what the instruction says. Use `heal` in your code; this file exists to be read. (Two other
+// examples drive `next()` themselves for a reason: examples/durable-object resumes a stored loop
+// across alarms, and examples/agent.mjs runs on a virtual clock, which heal does not take.)
+//
+// The host does every call and every wait; selfheal decides.
 // `call(prompt)` resolves with { text, stopReason?, costUsd? } or throws.
 // `check(value)` (optional) returns null when the value is fine, or
 // { kind: "rejected" | "invalid", reason } when a downstream check refuses it.

@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use selfheal::{OptionError, RepairLoop, SchemaCache, Snapshot};
+use selfheal::{Instruction, OptionError, Outcome, RepairLoop, SchemaCache, Snapshot, Source};
 use serde_json::{json, Value};
 
 fn snapshot_of(l: &RepairLoop) -> Value {
@@ -120,4 +120,85 @@ fn a_schema_swapped_for_one_the_done_value_fails_is_refused() {
     let mut s = snapshot_of(&done_loop());
     s["schema"] = json!({"type": "object", "required": ["country"]});
     refused(s, "state.state.finalInstruction");
+}
+
+// ---- loops saved by 0.1 (issue 12: the state moved to `Phase` and one counter per quantity;
+// the snapshot format stayed, and a loop saved by 0.1 must resume) ----
+
+fn saved_by_0_1(name: &str) -> Value {
+    let path = format!(
+        "{}/tests/corpus/snapshots-0.1/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The loop the 0.1 snapshots were taken from, driven to the same point by this build.
+fn same_loop_unsaved(outcomes: &[(Outcome, f64)]) -> RepairLoop {
+    let mut c = config();
+    c.alternate_prompt = Some(alternate());
+    let mut l = city_loop(c);
+    for (outcome, now) in outcomes {
+        let _ = l.next(outcome.clone(), *now, None);
+    }
+    l
+}
+
+#[test]
+fn a_loop_saved_by_0_1_mid_repair_resumes_and_finishes() {
+    let saved = saved_by_0_1("mid-loop.json");
+    let mut resumed = restore(saved.clone()).unwrap();
+    // Saved again, its state is what 0.1 wrote, field for field.
+    assert_eq!(snapshot_of(&resumed)["state"], saved["state"]);
+    let mut unsaved = same_loop_unsaved(&[
+        (http(503).cost(0.01), 1_000.0),
+        (reply(WRONG_SHAPE).cost(0.02), 2_500.0),
+    ]);
+    // This build drives the same loop to the same state; only the repair prompt's wording
+    // has changed since 0.1 (the issues are quoted as data since issue 10).
+    let mut state = snapshot_of(&unsaved)["state"].clone();
+    state["currentPrompt"] = saved["state"]["currentPrompt"].clone();
+    assert_eq!(state, saved["state"]);
+    let fin = resumed.next(reply(CITY).cost(0.04), 4_000.0, None);
+    assert_eq!(fin, unsaved.next(reply(CITY).cost(0.04), 4_000.0, None));
+    let Instruction::Done {
+        source, attempts, ..
+    } = fin
+    else {
+        panic!("not done: {fin:?}");
+    };
+    assert_eq!((source, attempts), (Source::Repaired, 3));
+    let report = resumed.report();
+    assert_eq!((report.calls, report.repaired), (3, 1));
+    assert_eq!(
+        (report.by_class.transient, report.by_class.repairable),
+        (1, 1)
+    );
+    assert_eq!(resumed.report(), unsaved.report());
+}
+
+#[test]
+fn a_done_saved_by_0_1_still_takes_its_one_verdict() {
+    let saved = saved_by_0_1("provisional-done.json");
+    let mut resumed = restore(saved.clone()).unwrap();
+    assert_eq!(snapshot_of(&resumed)["state"], saved["state"]);
+    let mut unsaved = same_loop_unsaved(&[(reply(CITY).cost(0.03), 1_000.0)]);
+    for (outcome, now) in [
+        (rejected("Paris is not allowed here"), 2_000.0),
+        (reply(r#"{"city": "Lyon"}"#).cost(0.01), 3_000.0),
+        (reply(CITY), 4_000.0),
+    ] {
+        let step = resumed.next(outcome.clone(), now, None);
+        assert_eq!(step, unsaved.next(outcome, now, None));
+    }
+    let fin = resumed.next(reply(CITY), 5_000.0, None);
+    let Instruction::Done {
+        value, attempts, ..
+    } = fin
+    else {
+        panic!("not done: {fin:?}");
+    };
+    // The verdict judged the saved reply (no call of its own); the reask made the second.
+    assert_eq!((value, attempts), (json!({"city": "Lyon"}), 2));
+    assert!(resumed.is_finished());
 }

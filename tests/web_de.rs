@@ -327,6 +327,9 @@ fn bad_options_are_refused_alike() {
         ("locale", s("fr"), Kind::Type),
         ("locale", symbol(), Kind::Type),
         ("maxRawChars", n(-1.0), Kind::Range),
+        ("maxReplyChars", n(-1.0), Kind::Range),
+        ("maxReplyChars", s("big"), Kind::Type),
+        ("coerce", s("yes"), Kind::Type),
         ("seed", nan(), Kind::Range),
         ("seed", s("1"), Kind::Type),
     ];

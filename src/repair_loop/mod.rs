@@ -26,235 +26,30 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::backoff::{u64_string, Rng};
+use crate::backoff::Rng;
 use crate::classify::{classify_with_rules, Cause, Classified, ErrorClass, ErrorInfo, Signal};
 use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
 use crate::structured::{
-    self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
-    SchemaCache, StopCategory,
+    self, stop_category, CompiledSchema, FailureKind, FailureReport, ParseOptions, Parsed,
+    StopCategory,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
 
-/// Which kind of repair prompt a `send-repair-prompt` carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Strategy {
-    Fix,
-    Reask,
-    Alternate,
-}
-
 mod config;
+mod instruction;
+mod state;
 
 pub use crate::error::OptionError;
 pub use crate::toolkit::Usage;
 pub use config::{
     BackoffOptions, Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode,
 };
-
-/// What happened to the call the host made.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Reply {
-        text: String,
-        stop_reason: Option<String>,
-        cost_usd: f64,
-        usage: Option<Usage>,
-    },
-    /// A reply the host did not read because it is certainly longer than `maxReplyChars`:
-    /// `length` is its length as the host measured it (UTF-16 code units in JavaScript, at
-    /// least the number of code points). Treated as a `Reply` of that length.
-    ReplyTooLong {
-        length: usize,
-        stop_reason: Option<String>,
-        cost_usd: f64,
-    },
-    /// Whatever the call threw or returned as an error, as read by the host layer.
-    Error { error: ErrorInfo, cost_usd: f64 },
-    /// A downstream system refused the most recent value, with a reason.
-    Rejected { reason: String },
-    /// The host's own content check failed on the most recent value.
-    Invalid { reason: String },
-}
-
-/// How the accepted value came about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Source {
-    FirstPass,
-    LocallyRepaired,
-    Repaired,
-}
-
-/// Why the loop gave up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StopReason {
-    HardFail,
-    Unrepairable,
-    TransientExhausted,
-    BudgetExhausted,
-    RepairFailed,
-    SemanticInvalid,
-    DeadlineExceeded,
-    PromptTooLarge,
-    CostCeiling,
-    RetryAfterTooLong,
-    CircuitOpen,
-    Aborted,
-    /// The shared [`RetryBudget`] allowed no resend.
-    RetryBudgetExhausted,
-}
-
-/// What the host must do next.
-#[must_use]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
-pub enum Instruction {
-    /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
-    /// and feed its outcome to `next()`.
-    WaitForBackoff {
-        delay_ms: f64,
-        prompt: Prompt,
-        attempt: u32,
-        classified: Classified,
-    },
-    /// Send `prompt` now as call number `attempt` and feed its outcome to `next()`.
-    SendRepairPrompt {
-        prompt: Prompt,
-        attempt: u32,
-        strategy: Strategy,
-        classified: Classified,
-    },
-    /// Use `value`. Provisional: feed one `rejected`/`invalid` if a later check refuses it.
-    Done {
-        value: Value,
-        text: String,
-        source: Source,
-        fixes: Vec<Fix>,
-        attempts: u32,
-        cost_usd: f64,
-    },
-    /// Stop calling the model; go to `fallback` (if any). Final.
-    Degrade {
-        reason: StopReason,
-        detail: String,
-        fallback: Option<FallbackPlan>,
-        report: Option<FailureReport>,
-        classified: Option<Classified>,
-        attempts: u32,
-        cost_usd: f64,
-    },
-}
-
-impl Instruction {
-    pub fn is_final(&self) -> bool {
-        matches!(self, Instruction::Done { .. } | Instruction::Degrade { .. })
-    }
-}
-
-/// One call the host made, as the loop saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Attempt {
-    pub n: u32,
-    pub class: Option<ErrorClass>,
-    pub cause: Option<Cause>,
-    pub reason: String,
-    pub cost_usd: f64,
-    pub at: f64,
-}
-
-/// Failed outcomes per class.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ByClass {
-    pub transient: u32,
-    pub repairable: u32,
-    #[serde(rename = "semantic-invalid")]
-    pub semantic_invalid: u32,
-    #[serde(rename = "hard-fail")]
-    pub hard_fail: u32,
-}
-
-impl ByClass {
-    fn bump(&mut self, class: ErrorClass) {
-        let slot = match class {
-            ErrorClass::Transient => &mut self.transient,
-            ErrorClass::Repairable => &mut self.repairable,
-            ErrorClass::SemanticInvalid => &mut self.semantic_invalid,
-            ErrorClass::HardFail => &mut self.hard_fail,
-        };
-        *slot = slot.saturating_add(1);
-    }
-}
-
-/// `report()`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LoopReport {
-    pub calls: u32,
-    pub cost_usd: f64,
-    pub repaired: u32,
-    pub by_class: ByClass,
-    pub warnings: Vec<String>,
-}
-
-/// The mutable part of a loop.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct LoopState {
-    #[serde(with = "u64_string")]
-    rng: u64,
-    started_at: Option<f64>,
-    /// Calls whose outcome has arrived (the first one included).
-    calls: u32,
-    /// True while a call is out and its outcome not yet fed.
-    awaiting: bool,
-    transient_used: u32,
-    repair_used: u32,
-    semantic_used: u32,
-    consecutive_transient: u32,
-    cost_usd: f64,
-    /// The prompt of the most recent call.
-    current_prompt: Prompt,
-    repairs_sent: u32,
-    repairable_failures: u32,
-    semantic_failures: u32,
-    by_class: ByClass,
-    attempts: Vec<Attempt>,
-    last_report: Option<FailureReport>,
-    final_instruction: Option<Instruction>,
-    /// The final instruction is a `done` that one verdict may still reopen.
-    provisional: bool,
-}
-
-/// The whole loop as JSON-safe data (`toJSON`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Snapshot {
-    pub version: u32,
-    pub options: LoopConfig,
-    /// Required, `null` for a loop without a schema: a state whose schema was removed must not
-    /// resume as a loop that accepts any text.
-    #[serde(deserialize_with = "required_nullable")]
-    pub schema: Option<Value>,
-    state: LoopState,
-}
-
-/// An `Option` field that must be present (as `null` when empty).
-fn required_nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Option::<Value>::deserialize(d)
-}
-
-const SNAPSHOT_VERSION: u32 = 1;
+pub use instruction::{Instruction, Outcome, Source, StopReason, Strategy};
+pub use state::{Attempt, ByClass, LoopReport, Snapshot};
+use state::{LoopState, Phase};
 
 /// The step-driven loop. See the module docs for the rules.
 #[derive(Debug, Clone)]
@@ -272,26 +67,7 @@ impl RepairLoop {
         schema: Option<Arc<CompiledSchema>>,
     ) -> Result<RepairLoop, OptionError> {
         config.check()?;
-        let state = LoopState {
-            rng: Rng::new(config.seed).state(),
-            started_at: None,
-            calls: 0,
-            awaiting: true,
-            transient_used: 0,
-            repair_used: 0,
-            semantic_used: 0,
-            consecutive_transient: 0,
-            cost_usd: 0.0,
-            current_prompt: config.prompt.clone(),
-            repairs_sent: 0,
-            repairable_failures: 0,
-            semantic_failures: 0,
-            by_class: ByClass::default(),
-            attempts: Vec::new(),
-            last_report: None,
-            final_instruction: None,
-            provisional: false,
-        };
+        let state = LoopState::new(Rng::new(config.seed).state(), config.prompt.clone());
         Ok(RepairLoop {
             config,
             schema,
@@ -314,160 +90,11 @@ impl RepairLoop {
 
     /// Whether a final instruction has been given (`next` now repeats it).
     pub fn is_finished(&self) -> bool {
-        self.state.final_instruction.is_some()
+        self.state.phase != Phase::Calling
     }
 
     pub fn attempts(&self) -> &[Attempt] {
         &self.state.attempts
-    }
-
-    pub fn report(&self) -> LoopReport {
-        let s = &self.state;
-        let mut warnings = Vec::new();
-        if s.repairable_failures >= 3 {
-            warnings.push(format!(
-                "structural problem in prompt or validator: {} repairable failures",
-                s.repairable_failures
-            ));
-        }
-        if s.semantic_failures >= 1 {
-            warnings.push(format!(
-                "review the approach: {} semantic-invalid outcome{}",
-                s.semantic_failures,
-                if s.semantic_failures == 1 { "" } else { "s" }
-            ));
-        }
-        LoopReport {
-            calls: s.calls,
-            cost_usd: s.cost_usd,
-            repaired: s.repairs_sent,
-            by_class: s.by_class,
-            warnings,
-        }
-    }
-
-    // ---- snapshot ----
-
-    pub fn to_snapshot(&self) -> Snapshot {
-        let mut state = self.state.clone();
-        state.final_instruction = self.final_instruction();
-        Snapshot {
-            version: SNAPSHOT_VERSION,
-            options: self.config.clone(),
-            schema: self.schema.as_ref().map(|s| s.value().clone()),
-            state,
-        }
-    }
-
-    pub fn from_snapshot(
-        snapshot: Snapshot,
-        cache: &mut SchemaCache,
-    ) -> Result<RepairLoop, OptionError> {
-        if snapshot.version != SNAPSHOT_VERSION {
-            return Err(OptionError::range(
-                "state.version",
-                "is not a version this build can resume",
-            ));
-        }
-        // A snapshot comes from outside (`fromJSON`): its errors name the field under `state`.
-        snapshot.options.check().map_err(|e| OptionError {
-            field: format!("state.options.{}", e.field),
-            ..e
-        })?;
-        let schema = snapshot
-            .schema
-            .map(|v| cache.get_or_compile_value(v))
-            .transpose()
-            .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
-        let mut restored = RepairLoop {
-            config: snapshot.options,
-            schema,
-            state: snapshot.state,
-            resend_refused: false,
-        };
-        restored.check_state()?;
-        if let Some(fin) = restored.state.final_instruction.take() {
-            restored.store_final(&fin);
-        }
-        Ok(restored)
-    }
-
-    /// What a restored state must hold to be one this loop could have reached (issue 10):
-    /// costs and times that are numbers the loop writes, a final instruction that is the one
-    /// the loop gave (its value the reply's, checked against the schema, its counts the
-    /// state's), and a schema whenever the state shows there was one.
-    fn check_state(&self) -> Result<(), OptionError> {
-        let s = &self.state;
-        let bad = |field: &str, message: &str| {
-            Err(OptionError::type_(&format!("state.state.{field}"), message))
-        };
-        if !(s.cost_usd.is_finite() && s.cost_usd >= 0.0) {
-            return bad("costUsd", "must be a finite number >= 0");
-        }
-        if s.started_at.is_some_and(|t| !t.is_finite()) {
-            return bad("startedAt", "must be a finite number or null");
-        }
-        for (i, a) in s.attempts.iter().enumerate() {
-            if !(a.cost_usd.is_finite() && a.cost_usd >= 0.0) {
-                return bad(
-                    &format!("attempts[{i}].costUsd"),
-                    "must be a finite number >= 0",
-                );
-            }
-            if !a.at.is_finite() {
-                return bad(&format!("attempts[{i}].at"), "must be a finite number");
-            }
-        }
-        if self.schema.is_none() {
-            let schema_kinds =
-                |r: &FailureReport| r.has(FailureKind::Schema) || r.has(FailureKind::JsonSyntax);
-            let parsed_json = s.last_report.as_ref().is_some_and(schema_kinds)
-                || s.attempts
-                    .iter()
-                    .any(|a| matches!(a.cause, Some(Cause::Schema | Cause::JsonSyntax)))
-                || matches!(&s.final_instruction, Some(Instruction::Done { value, .. }) if !value.is_string())
-                || matches!(&s.final_instruction, Some(Instruction::Degrade { report: Some(r), .. }) if schema_kinds(r));
-            if parsed_json {
-                return Err(OptionError::type_(
-                    "state.schema",
-                    "is null, but the state was made by a loop with a schema: restore it with its schema",
-                ));
-            }
-        }
-        let Some(fin) = &s.final_instruction else {
-            return Ok(());
-        };
-        let (attempts, cost_usd) = match fin {
-            Instruction::Done {
-                attempts, cost_usd, ..
-            }
-            | Instruction::Degrade {
-                attempts, cost_usd, ..
-            } => (*attempts, *cost_usd),
-            _ => return bad("finalInstruction", "must be a done or a degrade"),
-        };
-        if attempts != s.calls || cost_usd.to_bits() != s.cost_usd.to_bits() {
-            return bad(
-                "finalInstruction",
-                "does not match the state (its attempts and costUsd must be the state's calls and costUsd)",
-            );
-        }
-        if let Instruction::Done { value, text, .. } = fin {
-            let same = match &self.schema {
-                None => value.as_str() == Some(text.as_str()),
-                Some(schema) => {
-                    serde_json::from_str::<Value>(text).ok().as_ref() == Some(value)
-                        && schema.validate(value).is_none()
-                }
-            };
-            if !same {
-                return bad(
-                    "finalInstruction",
-                    "is not a done this loop could give: its value must be its text parsed, and pass the schema",
-                );
-            }
-        }
-        Ok(())
     }
 
     // ---- inputs ----
@@ -479,20 +106,16 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        if self.state.final_instruction.is_some() {
-            let reopens = self.state.provisional
-                && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
-            if !reopens {
-                // Only a verdict right after the `done` may reopen it; anything
-                // else the host feeds first closes that window.
-                self.state.provisional = false;
-                if let Some(fin) = self.final_instruction() {
-                    return fin;
-                }
-            }
-            self.state.final_instruction = None;
-            self.state.provisional = false;
+        // Only a verdict right after a `done` reopens it (and judges that reply, so no call is
+        // in flight); anything else the host feeds first closes that window.
+        let reopens = matches!(self.state.phase, Phase::Provisional(_))
+            && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
+        if reopens {
+            self.state.phase = Phase::Calling;
+        } else if let Some(fin) = self.close() {
+            return fin;
         }
+        let in_flight = !reopens;
         if self.state.started_at.is_none() {
             self.state.started_at = Some(now);
         }
@@ -512,13 +135,11 @@ impl RepairLoop {
                 None => self.on_too_long(length),
             },
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
-            Outcome::Rejected { reason } => self.on_rejected(reason, now, breaker),
-            Outcome::Invalid { reason } => self.on_invalid(reason, now, breaker),
+            Outcome::Rejected { reason } => self.on_rejected(reason, in_flight, now, breaker),
+            Outcome::Invalid { reason } => self.on_invalid(reason, in_flight, now, breaker),
         };
-        self.state.awaiting = !instruction.is_final();
         if instruction.is_final() {
-            self.state.provisional = matches!(instruction, Instruction::Done { .. });
-            self.store_final(&instruction);
+            self.finish(&instruction, true);
         }
         instruction
     }
@@ -537,7 +158,7 @@ impl RepairLoop {
         let Some(budget) = retry_budget else {
             return self.next(outcome, now, breaker);
         };
-        if self.state.calls == 0 && !self.is_finished() {
+        if self.state.calls() == 0 && !self.is_finished() {
             budget.record_request(now);
         }
         // Asked before the step, counted after it: only an instruction that asks for a call
@@ -554,65 +175,9 @@ impl RepairLoop {
         instruction
     }
 
-    /// Keep the final instruction to repeat it. A `done` is kept without its value, which is
-    /// its text parsed again when needed: the value of a large reply is a tree many times the
-    /// size of its text (docs/PERFORMANCE.md), and keeping a second copy for the life of the
-    /// loop doubled the memory a large reply takes.
-    fn store_final(&mut self, instruction: &Instruction) {
-        let stored = match instruction {
-            Instruction::Done {
-                value: _,
-                text,
-                source,
-                fixes,
-                attempts,
-                cost_usd,
-            } => Instruction::Done {
-                value: Value::Null,
-                text: text.clone(),
-                source: *source,
-                fixes: fixes.clone(),
-                attempts: *attempts,
-                cost_usd: *cost_usd,
-            },
-            other => other.clone(),
-        };
-        self.state.final_instruction = Some(stored);
-    }
-
-    /// The final instruction given, whole: a `done`'s value is its text parsed again (the
-    /// text itself without a schema), exactly the value it held.
-    fn final_instruction(&self) -> Option<Instruction> {
-        let fin = self.state.final_instruction.as_ref()?;
-        let Instruction::Done {
-            value: _,
-            text,
-            source,
-            fixes,
-            attempts,
-            cost_usd,
-        } = fin
-        else {
-            return Some(fin.clone());
-        };
-        let value = match self.schema {
-            Some(_) => serde_json::from_str(text).unwrap_or(Value::Null),
-            None => Value::String(text.clone()),
-        };
-        Some(Instruction::Done {
-            value,
-            text: text.clone(),
-            source: *source,
-            fixes: fixes.clone(),
-            attempts: *attempts,
-            cost_usd: *cost_usd,
-        })
-    }
-
     /// Stop now: degrade `aborted` (or the final instruction already given).
     pub fn abort(&mut self, reason: Option<&str>, now: f64) -> Instruction {
-        if let Some(fin) = self.final_instruction() {
-            self.state.provisional = false;
+        if let Some(fin) = self.close() {
             return fin;
         }
         if self.state.started_at.is_none() {
@@ -631,9 +196,7 @@ impl RepairLoop {
         };
         let classified = Classified::new(ErrorClass::HardFail, Cause::Aborted, Signal::None, line);
         let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
-        self.state.awaiting = false;
-        self.state.provisional = false;
-        self.store_final(&instruction);
+        self.finish(&instruction, false);
         instruction
     }
 
@@ -686,7 +249,7 @@ impl RepairLoop {
                     b.record_success();
                 }
                 self.mark_last_attempt(None, None, "accepted");
-                let source = if self.state.repairs_sent > 0 {
+                let source = if self.state.repairs_sent() > 0 {
                     crate::repair_loop::Source::Repaired
                 } else if !fixes.is_empty() {
                     Source::LocallyRepaired
@@ -698,7 +261,7 @@ impl RepairLoop {
                     text: accepted,
                     source,
                     fixes,
-                    attempts: self.state.calls,
+                    attempts: self.state.calls(),
                     cost_usd: self.state.cost_usd,
                 }
             }
@@ -709,7 +272,7 @@ impl RepairLoop {
     /// A reply arrived: count the call; a loop-issued call answered after the deadline ends
     /// the loop whatever the reply holds.
     fn reply_arrived(&mut self, cost_usd: f64, now: f64) -> Option<Instruction> {
-        let loop_issued = self.state.calls > 0;
+        let loop_issued = self.state.calls() > 0;
         self.record_call(cost_usd, now);
         self.state.consecutive_transient = 0;
         self.state.last_report = None;
@@ -856,7 +419,7 @@ impl RepairLoop {
             b.record_failure(now);
         }
         self.state.consecutive_transient = self.state.consecutive_transient.saturating_add(1);
-        if self.state.transient_used >= self.config.budget.transient {
+        if self.state.spent.transient >= self.config.budget.transient {
             let detail = format!(
                 "transient budget of {} resends spent; last: {}",
                 self.config.budget.transient, classified.reason
@@ -887,11 +450,11 @@ impl RepairLoop {
         if let Some(stop) = self.pre_call_check(now + delay_ms, None, breaker, &classified) {
             return stop;
         }
-        self.state.transient_used += 1;
+        self.state.spent.transient += 1;
         Instruction::WaitForBackoff {
             delay_ms,
             prompt: self.state.current_prompt.clone(),
-            attempt: self.state.calls.saturating_add(1),
+            attempt: self.state.calls().saturating_add(1),
             classified,
         }
     }
@@ -899,18 +462,11 @@ impl RepairLoop {
     fn on_rejected(
         &mut self,
         reason: String,
+        in_flight: bool,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        self.record_verdict(now);
-        let classified = Classified::new(
-            ErrorClass::Repairable,
-            Cause::Rejected,
-            Signal::Validation,
-            format!("rejected: {}", one_line(&reason, 300)),
-        );
-        self.fail(&classified);
-        self.state.last_report = None;
+        let classified = self.verdict(in_flight, now, Cause::Rejected, "rejected", &reason);
         let locale = self.config.locale;
         self.repair(
             |previous| build_reask_prompt(previous, Correction::Rejected(&reason), locale),
@@ -924,36 +480,27 @@ impl RepairLoop {
     fn on_invalid(
         &mut self,
         reason: String,
+        in_flight: bool,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        self.record_verdict(now);
-        let classified = Classified::new(
-            ErrorClass::SemanticInvalid,
-            Cause::Semantic,
-            Signal::Validation,
-            format!("invalid: {}", one_line(&reason, 300)),
-        );
-        self.fail(&classified);
-        self.state.last_report = None;
+        let classified = self.verdict(in_flight, now, Cause::Semantic, "invalid", &reason);
         let Some(alternate) = self.config.alternate_prompt.clone() else {
             let detail = format!("{}; no alternatePrompt to switch to", classified.reason);
             return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));
         };
-        if self.state.semantic_used >= self.config.budget.semantic_invalid {
+        if self.state.spent.semantic_invalid >= self.config.budget.semantic_invalid {
             let detail = format!("{}; alternate prompt budget spent", classified.reason);
             return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));
         }
         if let Some(stop) = self.pre_call_check(now, None, breaker, &classified) {
             return stop;
         }
-        self.state.semantic_used += 1;
-        // Counters without a budget check can hold anything a snapshot (`fromJSON`) gave.
-        self.state.repairs_sent = self.state.repairs_sent.saturating_add(1);
+        self.state.spent.semantic_invalid += 1;
         self.state.current_prompt = alternate.clone();
         Instruction::SendRepairPrompt {
             prompt: alternate,
-            attempt: self.state.calls.saturating_add(1),
+            attempt: self.state.calls().saturating_add(1),
             strategy: Strategy::Alternate,
             classified,
         }
@@ -982,10 +529,10 @@ impl RepairLoop {
             let detail = format!("{}; the repair budget is 0", classified.reason);
             return self.degrade(StopReason::BudgetExhausted, detail, Some(classified));
         }
-        if self.state.repair_used >= budget {
+        if self.state.spent.repairable >= budget {
             let detail = format!(
                 "{}; {} repair prompt(s) did not fix it",
-                classified.reason, self.state.repair_used
+                classified.reason, self.state.spent.repairable
             );
             return self.degrade(StopReason::RepairFailed, detail, Some(classified));
         }
@@ -993,12 +540,11 @@ impl RepairLoop {
         if let Some(stop) = self.pre_call_check(now, Some(&prompt), breaker, &classified) {
             return stop;
         }
-        self.state.repair_used += 1;
-        self.state.repairs_sent = self.state.repairs_sent.saturating_add(1);
+        self.state.spent.repairable += 1;
         self.state.current_prompt = prompt.clone();
         Instruction::SendRepairPrompt {
             prompt,
-            attempt: self.state.calls.saturating_add(1),
+            attempt: self.state.calls().saturating_add(1),
             strategy,
             classified,
         }
@@ -1091,21 +637,19 @@ impl RepairLoop {
             fallback: self.config.fallback.clone(),
             report: self.state.last_report.clone(),
             classified,
-            attempts: self.state.calls,
+            attempts: self.state.calls(),
             cost_usd: self.state.cost_usd,
         }
     }
 
     /// A call's outcome arrived.
     fn record_call(&mut self, cost_usd: f64, now: f64) {
-        self.state.calls = self.state.calls.saturating_add(1);
-        self.state.awaiting = false;
         if cost_usd.is_finite() && cost_usd > 0.0 {
             // Saturate: an infinite total would serialise as `null` and break `fromJSON`.
             self.state.cost_usd = (self.state.cost_usd + cost_usd).min(f64::MAX);
         }
         self.state.attempts.push(Attempt {
-            n: self.state.calls,
+            n: self.state.calls().saturating_add(1),
             class: None,
             cause: None,
             reason: String::new(),
@@ -1118,25 +662,32 @@ impl RepairLoop {
         });
     }
 
-    /// A `rejected`/`invalid` verdict: the outcome of the call in flight if one
-    /// is, else a verdict on the reply that produced the last `done`.
-    fn record_verdict(&mut self, now: f64) {
-        if self.state.awaiting {
+    /// A `rejected` (repairable) or `invalid` (semantic-invalid) verdict: the outcome of the
+    /// call in flight if one is, else a verdict on the reply that produced the last `done`.
+    fn verdict(
+        &mut self,
+        in_flight: bool,
+        now: f64,
+        cause: Cause,
+        label: &str,
+        reason: &str,
+    ) -> Classified {
+        if in_flight {
             self.record_call(0.0, now);
         }
+        let class = match cause {
+            Cause::Semantic => ErrorClass::SemanticInvalid,
+            _ => ErrorClass::Repairable,
+        };
+        let line = format!("{label}: {}", one_line(reason, 300));
+        let classified = Classified::new(class, cause, Signal::Validation, line);
+        self.fail(&classified);
+        self.state.last_report = None;
+        classified
     }
 
     fn fail(&mut self, classified: &Classified) {
-        self.state.by_class.bump(classified.class);
-        match classified.class {
-            ErrorClass::Repairable => {
-                self.state.repairable_failures = self.state.repairable_failures.saturating_add(1)
-            }
-            ErrorClass::SemanticInvalid => {
-                self.state.semantic_failures = self.state.semantic_failures.saturating_add(1)
-            }
-            _ => {}
-        }
+        self.state.failures.bump(classified.class);
         if classified.class != ErrorClass::Transient {
             self.state.consecutive_transient = 0;
         }

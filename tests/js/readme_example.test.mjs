@@ -21,7 +21,7 @@ function readmeExample(marker) {
 test("the README's Node example runs and prints what it says", () => {
   const code = readmeExample("node");
   const expected = /\/\/ (\{"ok".*\})\s*$/.exec(code.trim())[1];
-  const pkg = pathToFileURL(join(root, "pkg", "selfheal.js")).href;
+  const pkg = pathToFileURL(join(root, "pkg", "index.cjs")).href; // the "node" entry: the glue plus heal
   const dir = mkdtempSync(join(tmpdir(), "selfheal-readme-"));
   const file = join(dir, "example.mjs");
   writeFileSync(file, code.replace('from "selfheal"', `from ${JSON.stringify(pkg)}`));

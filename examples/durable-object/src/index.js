@@ -8,6 +8,10 @@
 // restores the loop with `RepairLoop.fromJSON()`, makes the next call, and either finishes (the
 // result is stored) or schedules the next alarm. Nothing waits in memory: the object may be
 // evicted between alarms, and a retry-after of minutes costs nothing.
+//
+// Why not `heal`: heal waits in memory, inside one request. This object must return on every wait
+// and resume from storage in another invocation, so it drives the loop's `next()` step by step
+// (as examples/host-loop.mjs does on purpose, to show the step API).
 import { DurableObject } from "cloudflare:workers";
 import { RepairLoop } from "selfheal";
 import { callModel } from "../../worker/src/anthropic.js";

@@ -6,10 +6,12 @@
 //
 // "selfheal" resolves to the package's workerd entry (the `workerd` export condition), which
 // imports the .wasm as a module and instantiates it synchronously at load: Workers forbid
-// compiling wasm from bytes at request time. Loops are created inside the handler because a
-// RepairLoop without a seed draws its jitter seed from crypto, and Workers allow random values
-// only inside a handler (built at global scope without a seed, it throws an Error saying so).
-import { RepairLoop } from "selfheal";
+// compiling wasm from bytes at request time. `heal` (exported by every entry, bound to its
+// RepairLoop) is the host loop: it makes each call, waits out each backoff with a timer, sends
+// repair prompts and returns the final instruction. The loop is created inside the handler
+// because a RepairLoop without a seed draws its jitter seed from crypto, and Workers allow
+// random values only inside a handler.
+import { heal } from "selfheal";
 import { callModel } from "./anthropic.js";
 
 const SCHEMA = {
@@ -35,37 +37,28 @@ export default {
     if (typeof question !== "string" || question === "") return json({ error: "question must be a non-empty string" }, 400);
 
     const prompt = { system: "Reply with JSON only: {\"city\": string, \"country\": string}.", user: question };
-    const loop = new RepairLoop({
-      prompt,
-      schema: SCHEMA,
-      fallback: FALLBACK,
-      budget: { deadlineMs: 30_000 },
-      backoff: { maxMs: MAX_WAIT_MS, maxRetryAfterMs: MAX_WAIT_MS },
-    });
     const timeline = [];
-    try {
-      let next = prompt;
-      for (;;) {
-        const outcome = await callModel(env, next, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
-        const step = loop.next(outcome);
-        timeline.push(step.type === "wait-for-backoff" ? `${step.type} ${step.delayMs}ms (${step.classified.cause})` : step.type);
-        switch (step.type) {
-          case "done":
-            return json({ ok: true, value: step.value, fixes: step.fixes, calls: step.attempts, timeline });
-          case "degrade":
-            return json({ ok: false, reason: step.reason, detail: step.detail, fallback: step.fallback, timeline }, 503);
-          case "wait-for-backoff":
-            await scheduler.wait(step.delayMs); // Workers' timer; setTimeout works too
-            next = step.prompt;
-            break;
-          case "send-repair-prompt":
-            next = step.prompt;
-            break;
-        }
-      }
-    } finally {
-      loop.free();
-    }
+    const result = await heal(
+      async (request, { signal }) => {
+        // Each call is bounded on its own; heal's signal (set while budget.deadlineMs runs) too.
+        const timeout = AbortSignal.timeout(CALL_TIMEOUT_MS);
+        const outcome = await callModel(env, request, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+        if (outcome.kind === "error") throw outcome.error; // heal feeds what a call throws to the loop
+        return outcome;
+      },
+      {
+        prompt,
+        schema: SCHEMA,
+        fallback: FALLBACK,
+        budget: { deadlineMs: 30_000 },
+        backoff: { maxMs: MAX_WAIT_MS, maxRetryAfterMs: MAX_WAIT_MS },
+        onStep: (_outcome, step) =>
+          timeline.push(step.type === "wait-for-backoff" ? `${step.type} ${step.delayMs}ms (${step.classified.cause})` : step.type),
+      },
+    );
+    return result.type === "done"
+      ? json({ ok: true, value: result.value, fixes: result.fixes, calls: result.attempts, timeline })
+      : json({ ok: false, reason: result.reason, detail: result.detail, fallback: result.fallback, timeline }, 503);
   },
 };
 

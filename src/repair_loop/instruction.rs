@@ -1,0 +1,126 @@
+//! What crosses the loop's boundary: the [`Outcome`] the host feeds in and the [`Instruction`]
+//! it gets back, with the wire enums they carry. Serde attributes here are the JS names.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::classify::{Classified, ErrorInfo};
+use crate::prompt::Prompt;
+use crate::structured::{FailureReport, Fix};
+use crate::toolkit::Usage;
+
+use super::FallbackPlan;
+
+/// Which kind of repair prompt a `send-repair-prompt` carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Strategy {
+    Fix,
+    Reask,
+    Alternate,
+}
+
+/// What happened to the call the host made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Reply {
+        text: String,
+        stop_reason: Option<String>,
+        cost_usd: f64,
+        usage: Option<Usage>,
+    },
+    /// A reply the host did not read because it is certainly longer than `maxReplyChars`:
+    /// `length` is its length as the host measured it (UTF-16 code units in JavaScript, at
+    /// least the number of code points). Treated as a `Reply` of that length.
+    ReplyTooLong {
+        length: usize,
+        stop_reason: Option<String>,
+        cost_usd: f64,
+    },
+    /// Whatever the call threw or returned as an error, as read by the host layer.
+    Error { error: ErrorInfo, cost_usd: f64 },
+    /// A downstream system refused the most recent value, with a reason.
+    Rejected { reason: String },
+    /// The host's own content check failed on the most recent value.
+    Invalid { reason: String },
+}
+
+/// How the accepted value came about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    FirstPass,
+    LocallyRepaired,
+    Repaired,
+}
+
+/// Why the loop gave up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    HardFail,
+    Unrepairable,
+    TransientExhausted,
+    BudgetExhausted,
+    RepairFailed,
+    SemanticInvalid,
+    DeadlineExceeded,
+    PromptTooLarge,
+    CostCeiling,
+    RetryAfterTooLong,
+    CircuitOpen,
+    Aborted,
+    /// The shared [`RetryBudget`](crate::toolkit::RetryBudget) allowed no resend.
+    RetryBudgetExhausted,
+}
+
+/// What the host must do next.
+#[must_use]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "kebab-case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Instruction {
+    /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
+    /// and feed its outcome to `next()`.
+    WaitForBackoff {
+        delay_ms: f64,
+        prompt: Prompt,
+        attempt: u32,
+        classified: Classified,
+    },
+    /// Send `prompt` now as call number `attempt` and feed its outcome to `next()`.
+    SendRepairPrompt {
+        prompt: Prompt,
+        attempt: u32,
+        strategy: Strategy,
+        classified: Classified,
+    },
+    /// Use `value`. Provisional: feed one `rejected`/`invalid` if a later check refuses it.
+    Done {
+        value: Value,
+        text: String,
+        source: Source,
+        fixes: Vec<Fix>,
+        attempts: u32,
+        cost_usd: f64,
+    },
+    /// Stop calling the model; go to `fallback` (if any). Final.
+    Degrade {
+        reason: StopReason,
+        detail: String,
+        fallback: Option<FallbackPlan>,
+        report: Option<FailureReport>,
+        classified: Option<Classified>,
+        attempts: u32,
+        cost_usd: f64,
+    },
+}
+
+impl Instruction {
+    pub fn is_final(&self) -> bool {
+        matches!(self, Instruction::Done { .. } | Instruction::Degrade { .. })
+    }
+}

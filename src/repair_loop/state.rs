@@ -1,0 +1,442 @@
+//! The loop's mutable state, its reports, and its snapshot (`toJSON` / `fromJSON`).
+//!
+//! In memory the state holds each quantity once: where the loop is ([`Phase`]), the resends
+//! spent per budget ([`Spent`]), the failures per class ([`ByClass`]) and one [`Attempt`] per
+//! call (their number is the number of calls). The snapshot keeps the 0.1 format
+//! ([`SavedState`]), whose overlapping fields (`calls`, `repairsSent`, `repairableFailures`,
+//! `semanticFailures`, `awaiting`, `provisional`) are written from those quantities and, when
+//! read, either checked against them or left unread (DESIGN.md, "The snapshot format").
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::backoff::u64_string;
+use crate::classify::{Cause, ErrorClass};
+use crate::prompt::Prompt;
+use crate::structured::{CompiledSchema, FailureKind, FailureReport, SchemaCache};
+
+use super::{Instruction, LoopConfig, OptionError, RepairLoop};
+
+/// One call the host made, as the loop saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attempt {
+    pub n: u32,
+    pub class: Option<ErrorClass>,
+    pub cause: Option<Cause>,
+    pub reason: String,
+    pub cost_usd: f64,
+    pub at: f64,
+}
+
+/// Failed outcomes per class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ByClass {
+    pub transient: u32,
+    pub repairable: u32,
+    #[serde(rename = "semantic-invalid")]
+    pub semantic_invalid: u32,
+    #[serde(rename = "hard-fail")]
+    pub hard_fail: u32,
+}
+
+impl ByClass {
+    pub(super) fn bump(&mut self, class: ErrorClass) {
+        let slot = match class {
+            ErrorClass::Transient => &mut self.transient,
+            ErrorClass::Repairable => &mut self.repairable,
+            ErrorClass::SemanticInvalid => &mut self.semantic_invalid,
+            ErrorClass::HardFail => &mut self.hard_fail,
+        };
+        *slot = slot.saturating_add(1);
+    }
+}
+
+/// `report()`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoopReport {
+    pub calls: u32,
+    pub cost_usd: f64,
+    pub repaired: u32,
+    pub by_class: ByClass,
+    pub warnings: Vec<String>,
+}
+
+/// Where the loop is between two steps.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Phase {
+    /// A call is out (the host's first call included): the next outcome is its outcome.
+    Calling,
+    /// A `done` was given: one `rejected`/`invalid` fed right after it reopens the loop;
+    /// anything else makes it [`Phase::Final`].
+    Provisional(Instruction),
+    /// `next` repeats this instruction.
+    Final(Instruction),
+}
+
+/// Resends spent, one counter per budget (`options.budget`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Spent {
+    /// `wait-for-backoff` instructions.
+    pub transient: u32,
+    /// `send-repair-prompt` fix and reask instructions.
+    pub repairable: u32,
+    /// `send-repair-prompt` alternate instructions.
+    pub semantic_invalid: u32,
+}
+
+/// The mutable part of a loop.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct LoopState {
+    pub rng: u64,
+    pub started_at: Option<f64>,
+    pub phase: Phase,
+    pub spent: Spent,
+    /// Transient failures in a row: the exponent of the next backoff.
+    pub consecutive_transient: u32,
+    pub cost_usd: f64,
+    /// The prompt of the most recent call.
+    pub current_prompt: Prompt,
+    pub failures: ByClass,
+    /// One per call whose outcome arrived.
+    pub attempts: Vec<Attempt>,
+    pub last_report: Option<FailureReport>,
+}
+
+impl LoopState {
+    pub fn new(rng: u64, prompt: Prompt) -> LoopState {
+        LoopState {
+            rng,
+            started_at: None,
+            phase: Phase::Calling,
+            spent: Spent::default(),
+            consecutive_transient: 0,
+            cost_usd: 0.0,
+            current_prompt: prompt,
+            failures: ByClass::default(),
+            attempts: Vec::new(),
+            last_report: None,
+        }
+    }
+
+    /// Calls whose outcome has arrived.
+    pub fn calls(&self) -> u32 {
+        u32::try_from(self.attempts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Repair prompts sent, alternate prompts included.
+    pub fn repairs_sent(&self) -> u32 {
+        self.spent
+            .repairable
+            .saturating_add(self.spent.semantic_invalid)
+    }
+}
+
+/// The state as a snapshot holds it: the 0.1 format, kept so that a loop saved by any
+/// version resumes in any other (a rolling deploy reads and writes the same stored loops).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SavedState {
+    #[serde(with = "u64_string")]
+    rng: u64,
+    started_at: Option<f64>,
+    /// Written as the number of attempts; not read (the attempts are the calls).
+    calls: u32,
+    /// Written as "no final instruction"; not read (the final instruction says it).
+    awaiting: bool,
+    transient_used: u32,
+    repair_used: u32,
+    semantic_used: u32,
+    consecutive_transient: u32,
+    cost_usd: f64,
+    current_prompt: Prompt,
+    /// Written as `repairUsed + semanticUsed`; not read.
+    repairs_sent: u32,
+    /// Written as `byClass.repairable` and `byClass["semantic-invalid"]`; not read.
+    repairable_failures: u32,
+    semantic_failures: u32,
+    by_class: ByClass,
+    attempts: Vec<Attempt>,
+    last_report: Option<FailureReport>,
+    /// A `done` with its value, as `next` gave it.
+    final_instruction: Option<Instruction>,
+    provisional: bool,
+}
+
+/// The whole loop as JSON-safe data (`toJSON`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub version: u32,
+    pub options: LoopConfig,
+    /// Required, `null` for a loop without a schema: a state whose schema was removed must not
+    /// resume as a loop that accepts any text.
+    #[serde(deserialize_with = "required_nullable")]
+    pub schema: Option<Value>,
+    state: SavedState,
+}
+
+/// An `Option` field that must be present (as `null` when empty).
+fn required_nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Option::<Value>::deserialize(d)
+}
+
+const SNAPSHOT_VERSION: u32 = 1;
+
+impl RepairLoop {
+    pub fn report(&self) -> LoopReport {
+        let s = &self.state;
+        let mut warnings = Vec::new();
+        let repairable = s.failures.repairable;
+        if repairable >= 3 {
+            warnings.push(format!(
+                "structural problem in prompt or validator: {repairable} repairable failures"
+            ));
+        }
+        let semantic = s.failures.semantic_invalid;
+        if semantic >= 1 {
+            warnings.push(format!(
+                "review the approach: {semantic} semantic-invalid outcome{}",
+                if semantic == 1 { "" } else { "s" }
+            ));
+        }
+        LoopReport {
+            calls: s.calls(),
+            cost_usd: s.cost_usd,
+            repaired: s.repairs_sent(),
+            by_class: s.failures,
+            warnings,
+        }
+    }
+
+    pub fn to_snapshot(&self) -> Snapshot {
+        let s = &self.state;
+        let state = SavedState {
+            rng: s.rng,
+            started_at: s.started_at,
+            calls: s.calls(),
+            awaiting: s.phase == Phase::Calling,
+            transient_used: s.spent.transient,
+            repair_used: s.spent.repairable,
+            semantic_used: s.spent.semantic_invalid,
+            consecutive_transient: s.consecutive_transient,
+            cost_usd: s.cost_usd,
+            current_prompt: s.current_prompt.clone(),
+            repairs_sent: s.repairs_sent(),
+            repairable_failures: s.failures.repairable,
+            semantic_failures: s.failures.semantic_invalid,
+            by_class: s.failures,
+            attempts: s.attempts.clone(),
+            last_report: s.last_report.clone(),
+            final_instruction: self.final_instruction(),
+            provisional: matches!(s.phase, Phase::Provisional(_)),
+        };
+        Snapshot {
+            version: SNAPSHOT_VERSION,
+            options: self.config.clone(),
+            schema: self.schema.as_ref().map(|s| s.value().clone()),
+            state,
+        }
+    }
+
+    pub fn from_snapshot(
+        snapshot: Snapshot,
+        cache: &mut SchemaCache,
+    ) -> Result<RepairLoop, OptionError> {
+        if snapshot.version != SNAPSHOT_VERSION {
+            return Err(OptionError::range(
+                "state.version",
+                "is not a version this build can resume",
+            ));
+        }
+        // A snapshot comes from outside (`fromJSON`): its errors name the field under `state`.
+        snapshot.options.check().map_err(|e| OptionError {
+            field: format!("state.options.{}", e.field),
+            ..e
+        })?;
+        let schema = snapshot
+            .schema
+            .map(|v| cache.get_or_compile_value(v))
+            .transpose()
+            .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
+        let saved = snapshot.state;
+        check_saved(&saved, schema.as_deref())?;
+        let phase = match saved.final_instruction {
+            None => Phase::Calling,
+            Some(done @ Instruction::Done { .. }) if saved.provisional => {
+                Phase::Provisional(without_value(done))
+            }
+            Some(fin) => Phase::Final(without_value(fin)),
+        };
+        let state = LoopState {
+            rng: saved.rng,
+            started_at: saved.started_at,
+            phase,
+            spent: Spent {
+                transient: saved.transient_used,
+                repairable: saved.repair_used,
+                semantic_invalid: saved.semantic_used,
+            },
+            consecutive_transient: saved.consecutive_transient,
+            cost_usd: saved.cost_usd,
+            current_prompt: saved.current_prompt,
+            failures: saved.by_class,
+            attempts: saved.attempts,
+            last_report: saved.last_report,
+        };
+        Ok(RepairLoop {
+            config: snapshot.options,
+            schema,
+            state,
+            resend_refused: false,
+        })
+    }
+
+    /// Give `instruction` again on every later step; a `done` stays open to one verdict.
+    pub(super) fn finish(&mut self, instruction: &Instruction, provisional: bool) {
+        let kept = without_value(instruction.clone());
+        self.state.phase = match kept {
+            Instruction::Done { .. } if provisional => Phase::Provisional(kept),
+            _ => Phase::Final(kept),
+        };
+    }
+
+    /// The final instruction given, if any, no longer open to a verdict.
+    pub(super) fn close(&mut self) -> Option<Instruction> {
+        match std::mem::replace(&mut self.state.phase, Phase::Calling) {
+            Phase::Calling => None,
+            Phase::Provisional(fin) | Phase::Final(fin) => {
+                let whole = self.with_value(&fin);
+                self.state.phase = Phase::Final(fin);
+                Some(whole)
+            }
+        }
+    }
+
+    /// The final instruction given, whole.
+    pub(super) fn final_instruction(&self) -> Option<Instruction> {
+        match &self.state.phase {
+            Phase::Calling => None,
+            Phase::Provisional(fin) | Phase::Final(fin) => Some(self.with_value(fin)),
+        }
+    }
+
+    /// A kept instruction whole: a `done`'s value is its text parsed again (the text itself
+    /// without a schema), exactly the value it held.
+    fn with_value(&self, kept: &Instruction) -> Instruction {
+        let has_schema = self.schema.is_some();
+        set_value(kept.clone(), |text| match has_schema {
+            true => serde_json::from_str(text).unwrap_or(Value::Null),
+            false => Value::String(text.to_string()),
+        })
+    }
+}
+
+/// A final instruction as the loop keeps it: a `done` without its value, which is its text
+/// parsed again when needed. The value of a large reply is a tree many times the size of its
+/// text (docs/PERFORMANCE.md), and a second copy for the life of the loop doubled the memory a
+/// large reply takes.
+fn without_value(instruction: Instruction) -> Instruction {
+    set_value(instruction, |_| Value::Null)
+}
+
+/// A `done` with the value made from its text; any other instruction as it is.
+fn set_value(instruction: Instruction, value: impl FnOnce(&str) -> Value) -> Instruction {
+    match instruction {
+        Instruction::Done {
+            value: _,
+            text,
+            source,
+            fixes,
+            attempts,
+            cost_usd,
+        } => Instruction::Done {
+            value: value(&text),
+            text,
+            source,
+            fixes,
+            attempts,
+            cost_usd,
+        },
+        other => other,
+    }
+}
+
+/// What a restored state must hold to be one a loop could have reached (issue 10): costs and
+/// times that are numbers the loop writes, a final instruction that is the one the loop gave
+/// (its value the reply's, checked against the schema, its counts the state's), and a schema
+/// whenever the state shows there was one.
+fn check_saved(s: &SavedState, schema: Option<&CompiledSchema>) -> Result<(), OptionError> {
+    let bad = |field: &str, message: &str| {
+        Err(OptionError::type_(&format!("state.state.{field}"), message))
+    };
+    if !(s.cost_usd.is_finite() && s.cost_usd >= 0.0) {
+        return bad("costUsd", "must be a finite number >= 0");
+    }
+    if s.started_at.is_some_and(|t| !t.is_finite()) {
+        return bad("startedAt", "must be a finite number or null");
+    }
+    for (i, a) in s.attempts.iter().enumerate() {
+        if !(a.cost_usd.is_finite() && a.cost_usd >= 0.0) {
+            return bad(
+                &format!("attempts[{i}].costUsd"),
+                "must be a finite number >= 0",
+            );
+        }
+        if !a.at.is_finite() {
+            return bad(&format!("attempts[{i}].at"), "must be a finite number");
+        }
+    }
+    if schema.is_none() {
+        let schema_kinds =
+            |r: &FailureReport| r.has(FailureKind::Schema) || r.has(FailureKind::JsonSyntax);
+        let parsed_json = s.last_report.as_ref().is_some_and(schema_kinds)
+            || s.attempts
+                .iter()
+                .any(|a| matches!(a.cause, Some(Cause::Schema | Cause::JsonSyntax)))
+            || matches!(&s.final_instruction, Some(Instruction::Done { value, .. }) if !value.is_string())
+            || matches!(&s.final_instruction, Some(Instruction::Degrade { report: Some(r), .. }) if schema_kinds(r));
+        if parsed_json {
+            return Err(OptionError::type_(
+                "state.schema",
+                "is null, but the state was made by a loop with a schema: restore it with its schema",
+            ));
+        }
+    }
+    let Some(fin) = &s.final_instruction else {
+        return Ok(());
+    };
+    let (attempts, cost_usd) = match fin {
+        Instruction::Done {
+            attempts, cost_usd, ..
+        }
+        | Instruction::Degrade {
+            attempts, cost_usd, ..
+        } => (*attempts, *cost_usd),
+        _ => return bad("finalInstruction", "must be a done or a degrade"),
+    };
+    let calls = u32::try_from(s.attempts.len()).unwrap_or(u32::MAX);
+    if attempts != calls || cost_usd.to_bits() != s.cost_usd.to_bits() {
+        return bad(
+            "finalInstruction",
+            "does not match the state (its attempts must be the number of calls, its costUsd the state's)",
+        );
+    }
+    if let Instruction::Done { value, text, .. } = fin {
+        let same = match schema {
+            None => value.as_str() == Some(text.as_str()),
+            Some(schema) => {
+                serde_json::from_str::<Value>(text).ok().as_ref() == Some(value)
+                    && schema.validate(value).is_none()
+            }
+        };
+        if !same {
+            return bad(
+                "finalInstruction",
+                "is not a done this loop could give: its value must be its text parsed, and pass the schema",
+            );
+        }
+    }
+    Ok(())
+}
