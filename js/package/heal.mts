@@ -257,8 +257,9 @@ async function runOne(run: Run): Promise<Final> {
       const span: ModelCall | null = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
       const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
       if (call.kind === "aborted" || signal?.aborted) {
-        span?.end();
-        return aborted();
+        const step = aborted();
+        span?.instruction(step);
+        return step;
       }
       let outcome: Outcome;
       if (call.kind === "reply") {
@@ -270,7 +271,12 @@ async function runOne(run: Run): Promise<Final> {
       }
       let step = next(outcome);
       onStep?.(outcome, step);
-      if (step.type === "done") step = await settle(step, host, next);
+      if (step.type === "done") {
+        const settled = await settle(step, host, next);
+        // A done the schema library or check turned down: its event, then the verdict's.
+        if (settled.type !== "done") span?.event(step);
+        step = settled;
+      }
       span?.instruction(step);
       switch (step.type) {
         case "done":
