@@ -59,9 +59,12 @@ import type { Accepted } from "./heal-schema.mjs";
 import { runChain } from "./models.mjs";
 import type { ChainResult, ModelSpec } from "./models.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
+import { prepareTools } from "./tools.mjs";
+import type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
 import type { ModelCall, TracerLike } from "./otel.mjs";
 
 export type { ModelEntry, ModelLeft, ModelSpec } from "./models.mjs";
+export type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
 
 /** The part of an AbortSignal heal uses. */
 export interface SignalLike {
@@ -88,6 +91,8 @@ export interface ModelReply {
   stopReason?: string;
   costUsd?: number;
   usage?: { inputTokens: number; outputTokens: number };
+  /** The reply's (first) tool call, as the adapters report it; read when heal has `tools`. */
+  toolCall?: ToolCall | null;
 }
 /**
  * `signal` is the host's `options.signal`, or, for a call the loop asked for while
@@ -97,7 +102,11 @@ export interface ModelReply {
  */
 export type CallModel = ((
   prompt: Prompt,
-  context: { signal?: Signal; attempt: number; instruction: Instruction | null },
+  context: {
+    signal?: Signal; attempt: number; instruction: Instruction | null;
+    /** heal's `tools` as JSON Schema definitions: offer them, a call required. */
+    tools?: ToolDefinition[];
+  },
 ) => Promise<ModelReply>) & { provider?: string; model?: string };
 export interface Verdict { kind: "rejected" | "invalid"; reason: string }
 /** A schema heal takes: JSON Schema (object or string), or a Standard Schema v1 object (Zod 4, Valibot, ArkType). */
@@ -114,6 +123,11 @@ export interface HealOptions extends Omit<LoopOptions, "schema"> {
   models?: ModelSpec[];
   /** An @opentelemetry/api Tracer: one span per call, an event per instruction. */
   tracer?: TracerLike;
+  /**
+   * Tools the model must call one of: `{ [name]: { description?, inputSchema } }` (JSON Schema or
+   * Standard Schema). The done value is then `{ id, name, input }`; the default mode is "reask".
+   */
+  tools?: Record<string, ToolSpec>;
   /** Told once per schema when a Standard Schema has no JSON Schema (default console.warn). */
   warn?: (message: string) => void;
 }
@@ -133,9 +147,9 @@ export interface Heal {
 
 type Loop = InstanceType<RepairLoopClass>;
 type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-type CallContext = { attempt: number; instruction: Instruction | null };
+type CallContext = { attempt: number; instruction: Instruction | null; tools?: ToolDefinition[] };
 
-const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn"]);
+const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn", "tools"]);
 
 /** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
 export function createHeal(RepairLoop: RepairLoopClass): Heal {
@@ -164,6 +178,8 @@ interface Host {
   check: HealOptions["check"];
   accept: (value: unknown) => Promise<Accepted>;
   tracer: TracerLike | undefined;
+  /** With tools: the definitions passed to callModel, and how a reply becomes the loop's text. */
+  tools?: { definitions: ToolDefinition[]; replyText: (reply: ModelReply) => unknown };
   /** When the run's deadline clock started (the first outcome fed to a loop), shared by a chain. */
   clock: { startedAt: number | null };
 }
@@ -174,7 +190,7 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
   const options = (oneArgument ? first : second) as HealOptions;
   const callModel = (oneArgument ? undefined : first) as CallModel | null | undefined;
   if (options === null || typeof options !== "object") throw new TypeError("heal: options must be an object");
-  const { signal, onStep, check, breaker, retryBudget, models, tracer, warn = defaultWarn } = options;
+  const { signal, onStep, check, breaker, retryBudget, models, tracer, tools, warn = defaultWarn } = options;
   if (models === undefined && typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
   if (models !== undefined && callModel !== undefined && callModel !== null) {
     throw new TypeError("heal: give either callModel or options.models (heal({ models, ...options })), not both");
@@ -183,18 +199,21 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
     throw new TypeError("heal: options.signal must be an AbortSignal");
   }
   if (tracer !== undefined && !isTracer(tracer)) throw new TypeError("heal: options.tracer must be an @opentelemetry/api Tracer");
-  const prepared = await prepareSchema(options.schema, warn);
-  const loopOptions: Record<string, unknown> = {};
+  if (tools !== undefined && options.schema !== undefined) throw new TypeError("heal: give options.schema or options.tools, not both (with tools, each tool's inputSchema is the schema)");
+  const toolset = tools === undefined ? null : await prepareTools(tools, warn);
+  const prepared = toolset ?? await prepareSchema(options.schema, warn);
+  const loopOptions: Record<string, unknown> = toolset ? { mode: "reask" } : {};
   for (const [k, v] of Object.entries(options)) if (!HOST_KEYS.has(k)) loopOptions[k] = v;
-  if ("schema" in loopOptions) loopOptions.schema = prepared.loopSchema;
+  if ("schema" in loopOptions || toolset) loopOptions.schema = prepared.loopSchema;
   const asOptions = loopOptions as unknown as LoopOptions;
   const host: Host = { signal, onStep, check, accept: prepared.accept, tracer, clock: { startedAt: null } };
+  if (toolset) host.tools = { definitions: toolset.definitions, replyText: toolset.replyText };
   if (models === undefined) {
     return runOne({ RepairLoop, callModel: callModel as CallModel, loopOptions: asOptions, host, breaker, retryBudget });
   }
   if (breaker !== undefined) throw new TypeError("heal: with options.models, give each model its own breaker ({ callModel, breaker })");
   return runChain(models, {
-    loopOptions: asOptions, clock: host.clock, needs: { tools: false, streaming: false },
+    loopOptions: asOptions, clock: host.clock, needs: { tools: toolset !== null, streaming: false },
     run: (entry, perModel) => runOne({
       RepairLoop, callModel: entry.callModel, loopOptions: perModel, host, breaker: entry.breaker, retryBudget,
       describe: { provider: entry.provider, model: entry.model },
@@ -255,7 +274,8 @@ async function runOne(run: Run): Promise<Final> {
       if (signal?.aborted) return aborted();
       const until = clock.startedAt !== null && deadlineMs !== null ? clock.startedAt + deadlineMs : null;
       const span: ModelCall | null = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
-      const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
+      const context: CallContext = host.tools ? { attempt, instruction: asking, tools: host.tools.definitions } : { attempt, instruction: asking };
+      const call = await callBefore(callModel, request, context, signal, until, deadlineMs);
       if (call.kind === "aborted" || signal?.aborted) {
         const step = aborted();
         span?.instruction(step);
@@ -263,7 +283,7 @@ async function runOne(run: Run): Promise<Final> {
       }
       let outcome: Outcome;
       if (call.kind === "reply") {
-        outcome = replyOutcome(call.reply);
+        outcome = replyOutcome(call.reply, host.tools?.replyText);
         span?.reply({ usage: (outcome as { usage?: { inputTokens: number; outputTokens: number } }).usage });
       } else {
         outcome = { kind: "error", error: call.error };
@@ -378,13 +398,13 @@ function deadlineError(deadlineMs: number | null): Error {
   return Object.assign(new Error(message), { name: "TimeoutError" });
 }
 
-function replyOutcome(reply: unknown): Outcome {
+function replyOutcome(reply: unknown, replyText?: (reply: ModelReply) => unknown): Outcome {
   if (reply === null || typeof reply !== "object") {
     // Let the loop name the problem (outcome.text must be a string).
     return { kind: "reply", text: reply } as unknown as Outcome;
   }
   const r = reply as Record<string, unknown>;
-  const outcome: Record<string, unknown> = { kind: "reply", text: r.text };
+  const outcome: Record<string, unknown> = { kind: "reply", text: replyText ? replyText(r as unknown as ModelReply) : r.text };
   if (r.stopReason !== undefined && r.stopReason !== null) outcome.stopReason = r.stopReason;
   if (r.costUsd !== undefined && r.costUsd !== null) outcome.costUsd = r.costUsd;
   if (r.usage !== undefined && r.usage !== null) outcome.usage = r.usage;
@@ -464,9 +484,10 @@ export function anthropicCaller(
   { pricing, max_tokens = 1024, stream = false, ...params }: { model: string; max_tokens?: number; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return named("anthropic", params.model, async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+  return named("anthropic", params.model, async (prompt, { signal, tools } = {} as Parameters<CallModel>[1]) => {
     const body: Record<string, unknown> = { ...params, max_tokens, messages: [{ role: "user", content: prompt.user }] };
     if (prompt.system) body.system = prompt.system;
+    if (tools) Object.assign(body, anthropicTools(tools));
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
       const message = await sdk.messages.create(body, requestOptions);
@@ -475,6 +496,7 @@ export function anthropicCaller(
         text: (message.content ?? []).filter((b: Sdk) => b.type === "text").map((b: Sdk) => b.text).join(""),
         stopReason: message.stop_reason ?? undefined,
         usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
+        toolCall: anthropicToolCall(message.content),
       }, pricing);
     }
     const events = await sdk.messages.create({ ...body, stream: true }, requestOptions);
@@ -517,16 +539,19 @@ export function openaiCaller(
   { pricing, stream = false, ...params }: { model: string; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return named("openai", params.model, async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+  return named("openai", params.model, async (prompt, { signal, tools } = {} as Parameters<CallModel>[1]) => {
     const messages: { role: string; content: string }[] = [];
     if (prompt.system) messages.push({ role: "system", content: prompt.system });
     messages.push({ role: "user", content: prompt.user });
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
-      const completion = await sdk.chat.completions.create({ ...params, messages }, requestOptions);
+      const completion = await sdk.chat.completions.create({ ...params, ...(tools ? openaiTools(tools) : {}), messages }, requestOptions);
       throwIfErrorBody(completion);
       const choice = completion.choices?.[0];
-      return withCost({ text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage) }, pricing);
+      return withCost({
+        text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage),
+        toolCall: openaiToolCall(choice?.message?.tool_calls),
+      }, pricing);
     }
     const chunks = await sdk.chat.completions.create(
       { ...params, messages, stream: true, stream_options: { include_usage: true, ...(params.stream_options as object | undefined) } },
@@ -554,6 +579,39 @@ export function openaiCaller(
 /** A callModel that says which provider and model it calls (read by spans and `models`). */
 function named(provider: string, model: unknown, call: CallModel): CallModel {
   return Object.assign(call, { provider, ...(typeof model === "string" ? { model } : {}) });
+}
+
+// Tools (js/package/tools.mts): heal's definitions in each SDK's shape, a call required; the
+// reply's first tool call as { id, name, arguments } (Anthropic's input object stringified,
+// OpenAI's arguments verbatim). Streamed replies are read for text only.
+function anthropicTools(tools: ToolDefinition[]): Record<string, unknown> {
+  return {
+    tools: tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: forProvider(t.inputSchema) })),
+    tool_choice: { type: "any" },
+  };
+}
+
+function openaiTools(tools: ToolDefinition[]): Record<string, unknown> {
+  return {
+    tools: tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: forProvider(t.inputSchema) } })),
+    tool_choice: "required",
+  };
+}
+
+/** A tool's JSON Schema as providers take it (no `$schema`; Anthropic needs an object type). */
+function forProvider(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dropped, ...rest } = schema;
+  return rest.type === undefined ? { type: "object", ...rest } : rest;
+}
+
+function anthropicToolCall(content: Sdk): ToolCall | undefined {
+  const block = (Array.isArray(content) ? content : []).find((b: Sdk) => b?.type === "tool_use");
+  return block ? { id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) } : undefined;
+}
+
+function openaiToolCall(calls: Sdk): ToolCall | undefined {
+  const call = (Array.isArray(calls) ? calls : []).find((c: Sdk) => c?.type === "function" || c?.function);
+  return call ? { id: call.id, name: call.function?.name, arguments: call.function?.arguments ?? "" } : undefined;
 }
 
 function openaiUsage(usage: Sdk): Usage | undefined {
