@@ -43,6 +43,22 @@ test("Anthropic: 529, 529 (retry-after), then a fenced reply: 3 requests, retry-
   });
 });
 
+test("Anthropic with a RetryBudget: 529, 529, then a fenced reply: the loop spends two resends of the budget, no more", async () => {
+  await withMock(["overloaded", "overloaded", "fenced-json"], async (mock) => {
+    // Two resends in reserve, nothing earned from first calls: exactly enough.
+    const retryBudget = new selfheal.RetryBudget({ ratio: 0, minPerSecond: 2, windowMs: 1000 });
+    try {
+      const model = wrapLanguageModel({ model: anthropicModel(mock), middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
+      const { output } = await generateText({ model, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where is the Eiffel Tower?" });
+      assert.deepEqual(output, { city: "Paris", population: 2102650 });
+      assert.equal(mock.requests.length, 3);
+      assert.equal(retryBudget.available, 0, "each resend counted once");
+    } finally {
+      retryBudget.free();
+    }
+  });
+});
+
 test("Anthropic: 429 with retry-after-ms, then a reply", async () => {
   await withMock([{ kind: "rate-limited", retryAfterMs: 150 }, "valid"], async (mock) => {
     const steps = [];
