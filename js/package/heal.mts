@@ -52,6 +52,10 @@
 // * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`.
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
 //   instruction returned is a plain object and stays valid.
+// * `retryBudget` (optional) is passed to every loop as its third argument.
+// * `schema` may be a Standard Schema (heal-schema.mts), `tools` asks for a tool call
+//   (tools.mts), `models` is a fallback chain (models.mts, called as `heal({ models, ... })`),
+//   `tracer` an OpenTelemetry Tracer (a span per call, selfheal/otel): docs/ECOSYSTEM.md.
 
 import type { CircuitBreaker, Instruction, LoopOptions, Outcome, Prompt, RetryBudget } from "./selfheal.js";
 import { prepareSchema } from "./heal-schema.mjs";
