@@ -10,20 +10,13 @@ import * as z from "zod";
 
 import * as selfheal from "../../pkg/selfheal.js";
 import { createSelfhealAi } from "../../js/package/ai.mjs";
-import { startMockLlm } from "../mock-llm/server.mjs";
+import { startMockLlm, withMockLlm } from "../mock-llm/server.mjs";
 
 const { selfhealMiddleware, repairText, repairToolCall, degradeOf } = createSelfhealAi(selfheal);
 const FAST = { backoff: { baseMs: 10, jitterMs: 0 }, seed: 2 };
 const CITY = z.object({ city: z.string(), population: z.number().int() });
 
-async function withMock(script, fn) {
-  const mock = await startMockLlm({ script, idleTimeoutMs: 20_000 });
-  try {
-    return await fn(mock);
-  } finally {
-    await mock.close();
-  }
-}
+const withMock = (script, fn) => withMockLlm(script, fn, { idleTimeoutMs: 20_000 });
 
 const anthropicModel = (mock) => createAnthropic({ baseURL: `${mock.anthropicBaseURL}/v1`, apiKey: "test" })("claude-mock-1");
 const openaiModel = (mock) => createOpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test" }).chat("gpt-mock-1");

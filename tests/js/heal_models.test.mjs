@@ -3,32 +3,14 @@
 // across the chain.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 
-import { RepairLoop, CircuitBreaker } from "../../pkg/selfheal.js";
-import { createHeal, anthropicCaller, openaiCaller } from "../../pkg/heal.mjs";
-import { startMockLlm } from "../mock-llm/server.mjs";
+import { CircuitBreaker } from "../../pkg/selfheal.js";
+import { withMockLlm as withMock } from "../mock-llm/server.mjs";
+import { heal, claudeCaller as claude, gptCaller as gpt } from "./heal_helpers.mjs";
 import { PROMPT, CITY_SCHEMA } from "./helpers.mjs";
 
-const heal = createHeal(RepairLoop);
 const VALUE = { city: "Paris", population: 2102650 };
 const FAST = { seed: 3, backoff: { baseMs: 10, jitterMs: 0 } };
-
-async function withMock(script, fn) {
-  const mock = await startMockLlm({ script, idleTimeoutMs: 10_000 });
-  try {
-    return await fn(mock);
-  } finally {
-    await mock.close();
-  }
-}
-
-const claude = (mock, extra = {}) => anthropicCaller(
-  new Anthropic({ baseURL: mock.anthropicBaseURL, apiKey: "test", maxRetries: 0, timeout: 5000 }),
-  { model: "claude-mock-1", max_tokens: 256, ...extra },
-);
-const gpt = (mock) => openaiCaller(new OpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test", maxRetries: 0, timeout: 5000 }), { model: "gpt-mock-1" });
 
 test("two models: the first's breaker opens, heal reaches the second within one deadline, the result names both", async () => {
   await withMock({ anthropic: ["overloaded", "overloaded"], openai: ["valid", "valid"] }, async (mock) => {

@@ -4,18 +4,14 @@
 // against the local mock LLM server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import * as z from "zod";
 
-import { RepairLoop } from "../../pkg/selfheal.js";
-import { createHeal, anthropicCaller, openaiCaller } from "../../pkg/heal.mjs";
-import { startMockLlm } from "../mock-llm/server.mjs";
+import { withMockLlm as withMock } from "../mock-llm/server.mjs";
+import { heal, claudeCaller as claude, gptCaller as gpt } from "./heal_helpers.mjs";
 import { PROMPT, CITY_SCHEMA } from "./helpers.mjs";
 
-const heal = createHeal(RepairLoop);
 const FAST = { seed: 3, backoff: { baseMs: 10, jitterMs: 0 } };
 
 function tracing() {
@@ -24,17 +20,6 @@ function tracing() {
   return { exporter, tracer: provider.getTracer("selfheal-test") };
 }
 
-async function withMock(script, fn) {
-  const mock = await startMockLlm({ script, idleTimeoutMs: 10_000 });
-  try {
-    return await fn(mock);
-  } finally {
-    await mock.close();
-  }
-}
-
-const claude = (mock) => anthropicCaller(new Anthropic({ baseURL: mock.anthropicBaseURL, apiKey: "test", maxRetries: 0, timeout: 5000 }), { model: "claude-mock-1", max_tokens: 256 });
-const gpt = (mock) => openaiCaller(new OpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test", maxRetries: 0, timeout: 5000 }), { model: "gpt-mock-1" });
 const events = (span) => span.events.filter((e) => e.name === "selfheal.instruction").map((e) => e.attributes["selfheal.instruction"]);
 
 test("overloaded, a schema mismatch, then valid: three spans with gen_ai.* and selfheal.*, an event per instruction", async () => {

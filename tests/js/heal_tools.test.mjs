@@ -3,15 +3,11 @@
 // schema, a reask that never replays the invalid tool input.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import Anthropic from "@anthropic-ai/sdk";
-import OpenAI from "openai";
 import * as z from "zod";
 
-import { RepairLoop } from "../../pkg/selfheal.js";
-import { createHeal, anthropicCaller, openaiCaller } from "../../pkg/heal.mjs";
-import { startMockLlm } from "../mock-llm/server.mjs";
+import { withMockLlm as withMock } from "../mock-llm/server.mjs";
+import { heal, claudeCaller as claude, gptCaller as gpt } from "./heal_helpers.mjs";
 
-const heal = createHeal(RepairLoop);
 const PROMPT = { system: "You look the weather up with the tool.", user: "What is the weather in Paris?" };
 const WEATHER = {
   type: "object",
@@ -20,17 +16,6 @@ const WEATHER = {
   properties: { city: { type: "string" }, unit: { enum: ["celsius", "fahrenheit"] } },
 };
 const TOOLS = { get_weather: { description: "Current weather of a city", inputSchema: WEATHER } };
-
-async function withMock(script, fn) {
-  const mock = await startMockLlm({ script, idleTimeoutMs: 10_000 });
-  try {
-    return await fn(mock);
-  } finally {
-    await mock.close();
-  }
-}
-const claude = (mock) => anthropicCaller(new Anthropic({ baseURL: mock.anthropicBaseURL, apiKey: "test", maxRetries: 0, timeout: 5000 }), { model: "claude-mock-1", max_tokens: 256 });
-const gpt = (mock) => openaiCaller(new OpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test", maxRetries: 0, timeout: 5000 }), { model: "gpt-mock-1" });
 
 test("OpenAI: broken tool-call arguments are repaired locally against the tool's schema (one request, id kept)", async () => {
   const broken = "{city: 'Paris', \"unit\": \"celsius\",}";
