@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { CircuitBreaker } from "../../pkg/selfheal.js";
+import { CircuitBreaker, RetryBudget } from "../../pkg/selfheal.js";
 import { withMockLlm as withMock } from "../mock-llm/server.mjs";
 import { heal, claudeCaller as claude, gptCaller as gpt } from "./heal_helpers.mjs";
 import { PROMPT, CITY_SCHEMA } from "./helpers.mjs";
@@ -90,6 +90,21 @@ test("one deadline for the chain: the second model's first call is cut when the 
     assert.deepEqual(result.fellBackFrom.map((l) => [l.model, l.reason]), [["claude-mock-1", "transient-exhausted"]]);
     assert.ok(elapsed >= 380 && elapsed < 1500, `cut at the run's deadline, counted from the first outcome (${elapsed} ms)`);
   });
+});
+
+test("a RetryBudget goes to every model's loop: refused, the next model is tried", async () => {
+  // One resend in reserve, nothing earned from first calls.
+  const retryBudget = new RetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 1000 });
+  try {
+    await withMock({ anthropic: ["overloaded", "overloaded"], openai: ["valid"] }, async (mock) => {
+      const result = await heal({ ...FAST, prompt: PROMPT, schema: CITY_SCHEMA, retryBudget, models: [claude(mock), gpt(mock)] });
+      assert.equal(result.type, "done");
+      assert.deepEqual(result.fellBackFrom.map((l) => [l.model, l.reason, l.attempts]), [["claude-mock-1", "retry-budget-exhausted", 2]]);
+      assert.equal(retryBudget.available, 0, "the one resend, counted once");
+    });
+  } finally {
+    retryBudget.free();
+  }
 });
 
 test("every model exhausted: the last degrade, naming the model, with the earlier ones", async () => {
