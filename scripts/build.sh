@@ -77,12 +77,12 @@ else
   wait "$node_job"
 fi
 
-# heal: compiled beside the glue declarations it imports its types from (tsc maps .mts to .mjs
-# and .d.mts).
-cp js/package/heal.mts "$stage/heal.mts"
-tsc --target ES2022 --module NodeNext --moduleResolution NodeNext --declaration --strict \
-  --skipLibCheck --lib ES2022,DOM --removeComments false --outDir "$stage" "$stage/heal.mts"
-rm "$stage/heal.mts"
+# heal and its modules (js/package/*.mts): compiled beside the glue declarations and the JS
+# modules (standard.mjs, otel.mjs) they import (tsc maps .mts to .mjs and .d.mts).
+ts_sources=$(cd js/package && ls *.mts | grep -v '\.d\.mts$')
+for f in $ts_sources standard.mjs standard.d.mts otel.mjs otel.d.mts; do cp "js/package/$f" "$stage/$f"; done
+(cd "$stage" && tsc --target ES2022 --module NodeNext --moduleResolution NodeNext --declaration --strict \
+  --skipLibCheck --lib ES2022,DOM --removeComments false --outDir . $ts_sources && rm $ts_sources)
 cp js/package/web.package.json "$stage/web/package.json"
 node js/package/build-ecosystem.mjs "$stage"   # the entries with heal; selfheal/ai, /standard, /otel
 cp README.md "$stage/README.md"

@@ -3,18 +3,15 @@
 // middleware and callback types are written, so these types need no `ai` types to resolve:
 // the values are assignable to `LanguageModelMiddleware`, `RepairTextFunction` and
 // `ToolCallRepairFunction` where the SDK asks for them.
-import type { CircuitBreaker, Instruction, LoopOptions, Outcome, StopReason } from "./selfheal.js";
+import type { CircuitBreaker, Instruction, LoopOptions, Outcome, RetryBudget, StopReason } from "./selfheal.js";
 import type { StandardSchemaV1 } from "./standard.mjs";
 import type { TracerLike } from "./otel.mjs";
 
 /** The `degrade` instructions selfheal stops a call with ("retry-budget-exhausted" comes from a retry budget). */
 export type Degrade = Omit<Extract<Instruction, { type: "degrade" }>, "reason"> & { reason: StopReason | "retry-budget-exhausted" };
 
-/** Any object with these two methods: selfheal's RetryBudget, or one of your own. */
-export interface RetryBudgetLike {
-  recordRequest(now?: number): void;
-  tryRetry(now?: number): boolean;
-}
+/** selfheal's RetryBudget: each call's RepairLoop records the first call and asks it before every resend. */
+export type RetryBudgetLike = RetryBudget;
 
 /** What the middleware and the repair functions call: a LanguageModelV4 (e.g. wrapLanguageModel's result). */
 export interface LanguageModelLike {
@@ -29,8 +26,8 @@ type StepListener = (outcome: Outcome | { kind: "reply" }, instruction: Instruct
 export interface SelfhealMiddlewareOptions extends LoopSettings {
   /** Shared across calls: transient failures open it, an open breaker makes no call. */
   breaker?: CircuitBreaker;
-  /** Asked `tryRetry(now)` before every resend; `recordRequest(now)` for every first call. */
-  retryBudget?: RetryBudgetLike;
+  /** Passed to each call's RepairLoop: every first call recorded, every resend asked for (SPEC section 10). */
+  retryBudget?: RetryBudget;
   /** An @opentelemetry/api Tracer: one span per model call (selfheal/otel). */
   tracer?: TracerLike;
   /** Repair JSON responses (responseFormat json: generateObject, Output.object). Default true. */

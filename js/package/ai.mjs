@@ -67,10 +67,12 @@ export function createSelfhealAi(selfheal) {
     const { breaker, retryBudget, tracer, structured = true, onStep, warn = defaultWarn, system } = options;
     const loopOptions = {};
     for (const [k, v] of Object.entries(options)) if (!MIDDLEWARE_KEYS.has(k)) loopOptions[k] = v;
-    checkRetryBudget(retryBudget, "selfhealMiddleware");
     if (tracer !== undefined && !isTracer(tracer)) throw new TypeError("selfhealMiddleware: options.tracer must be an @opentelemetry/api Tracer");
-    // Fail on bad loop options now, not at the first call.
-    new RepairLoop(loopFor(loopOptions, null)).free();
+    // The breaker and the retry budget go to each call's loop, which records the first call and
+    // asks the budget before every resend (SPEC section 10): nothing is counted here as well.
+    const shared = [breaker ?? null, retryBudget ?? null];
+    // Fail on bad loop options (a breaker or budget that is not selfheal's included) now, not at the first call.
+    new RepairLoop(loopFor(loopOptions, null), ...shared).free();
 
     // Prompts of the calls selfheal gave up on, with what it threw. The SDK reuses the prompt
     // array when its own retry loop calls again, so a second call with one of them is the
@@ -89,7 +91,7 @@ export function createSelfhealAi(selfheal) {
       }
       const responseFormat = params?.responseFormat;
       const repairing = structured && kind === "generate" && responseFormat?.type === "json";
-      const loop = new RepairLoop(loopFor(loopOptions, repairing ? (responseFormat.schema ?? true) : null), ...(breaker ? [breaker] : []));
+      const loop = new RepairLoop(loopFor(loopOptions, repairing ? (responseFormat.schema ?? true) : null), ...shared);
       const signal = params?.abortSignal;
       const spanBase = { system: system ?? providerName(model), model: model?.modelId };
       let callParams = params;
@@ -104,7 +106,6 @@ export function createSelfhealAi(selfheal) {
         return thrown;
       };
       try {
-        retryBudget?.recordRequest(Date.now());
         if (breaker && breaker.isOpen(Date.now())) {
           throw giveUp(syntheticDegrade("circuit-open", "the circuit breaker is open; no call was made", 0, null));
         }
@@ -127,6 +128,8 @@ export function createSelfhealAi(selfheal) {
           if (result !== undefined) {
             span?.reply({ usage: usageOf(result.usage), responseModel: result.response?.modelId });
             if (!repairing) {
+              // Not fed to the loop, so the loop has not counted this first call: count it here.
+              if (attempt === 1) retryBudget?.recordRequest(Date.now());
               breaker?.recordSuccess();
               const done = syntheticDone(attempt);
               onStep?.({ kind: "reply" }, done);
@@ -146,12 +149,6 @@ export function createSelfhealAi(selfheal) {
               throw giveUp(step, lastError);
             case "wait-for-backoff":
             case "send-repair-prompt": {
-              if (retryBudget && !retryBudget.tryRetry(Date.now())) {
-                const stop = syntheticDegrade("retry-budget-exhausted", "the retry budget refused another call", attempt, step.classified);
-                onStep?.(outcome, stop);
-                if (result !== undefined) return result;
-                throw giveUp(stop, lastError);
-              }
               if (step.type === "wait-for-backoff") {
                 if (!(await sleep(step.delayMs, signal))) throw abortError(signal);
               } else {
@@ -314,13 +311,6 @@ function loopFor(loopOptions, schema) {
   if (schema !== null) o.schema = schema;
   else delete o.schema;
   return o;
-}
-
-function checkRetryBudget(retryBudget, who) {
-  if (retryBudget === undefined || retryBudget === null) return;
-  if (typeof retryBudget.tryRetry !== "function" || typeof retryBudget.recordRequest !== "function") {
-    throw new TypeError(`${who}: options.retryBudget must have tryRetry(now) and recordRequest(now) (a selfheal RetryBudget)`);
-  }
 }
 
 function defaultWarn(message) {

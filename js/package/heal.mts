@@ -52,8 +52,23 @@
 // * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`.
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
 //   instruction returned is a plain object and stays valid.
+// * `retryBudget` (optional) is passed to every loop as its third argument.
+// * `schema` may be a Standard Schema (heal-schema.mts), `tools` asks for a tool call
+//   (tools.mts), `models` is a fallback chain (models.mts, called as `heal({ models, ... })`),
+//   `tracer` an OpenTelemetry Tracer (a span per call, selfheal/otel): docs/ECOSYSTEM.md.
 
-import type { CircuitBreaker, Instruction, LoopOptions, Outcome, Prompt } from "./selfheal.js";
+import type { CircuitBreaker, Instruction, LoopOptions, Outcome, Prompt, RetryBudget } from "./selfheal.js";
+import { prepareSchema } from "./heal-schema.mjs";
+import type { Accepted } from "./heal-schema.mjs";
+import { runChain } from "./models.mjs";
+import type { ChainResult, ModelSpec } from "./models.mjs";
+import { isTracer, startModelCall } from "./otel.mjs";
+import { prepareTools } from "./tools.mjs";
+import type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
+import type { ModelCall, TracerLike } from "./otel.mjs";
+
+export type { ModelEntry, ModelLeft, ModelSpec } from "./models.mjs";
+export type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
 
 /** The part of an AbortSignal heal uses. */
 export interface SignalLike {
@@ -69,57 +84,90 @@ export interface SignalLike {
 export type Signal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : SignalLike;
 
 export type Final = Extract<Instruction, { type: "done" } | { type: "degrade" }>;
+/**
+ * What heal resolves: the loop's final instruction. With `models`, also `model` (the name of
+ * the model whose loop gave it, null if no model could be tried) and `fellBackFrom` (every other
+ * model, in order, with why it was left); `attempts` and `costUsd` then count the whole chain.
+ */
+export type HealResult = Final & Partial<ChainResult>;
 export interface ModelReply {
   text: string;
   stopReason?: string;
   costUsd?: number;
   usage?: { inputTokens: number; outputTokens: number };
+  /** The reply's (first) tool call, as the adapters report it; read when heal has `tools`. */
+  toolCall?: ToolCall | null;
 }
 /**
  * `signal` is the host's `options.signal`, or, for a call the loop asked for while
  * `budget.deadlineMs` is set, heal's own signal: it follows the host's and aborts with a
- * `TimeoutError` when the deadline passes.
+ * `TimeoutError` when the deadline passes. The adapters (anthropicCaller, openaiCaller) set
+ * `provider` and `model` on the function they return: spans and `models` read them.
  */
-export type CallModel = (
+export type CallModel = ((
   prompt: Prompt,
-  context: { signal?: Signal; attempt: number; instruction: Instruction | null },
-) => Promise<ModelReply>;
+  context: {
+    signal?: Signal; attempt: number; instruction: Instruction | null;
+    /** heal's `tools` as JSON Schema definitions: offer them, a call required. */
+    tools?: ToolDefinition[];
+  },
+) => Promise<ModelReply>) & { provider?: string; model?: string };
 export interface Verdict { kind: "rejected" | "invalid"; reason: string }
-export interface HealOptions extends LoopOptions {
+/** A schema heal takes: JSON Schema (object or string), or a Standard Schema v1 object (Zod 4, Valibot, ArkType). */
+export type StandardSchemaLike = { readonly "~standard": { readonly version: 1; readonly vendor: string; readonly validate: (value: unknown) => unknown } };
+export interface HealOptions extends Omit<LoopOptions, "schema"> {
+  /** JSON Schema, or a Standard Schema (its JSON Schema drives parsing; its validate has the last word). */
+  schema?: LoopOptions["schema"] | StandardSchemaLike;
   signal?: Signal;
   onStep?: (outcome: Outcome | { kind: "aborted"; reason: string }, instruction: Instruction) => void;
   check?: (value: unknown, context: { signal?: Signal }) => Verdict | null | Promise<Verdict | null>;
   breaker?: CircuitBreaker;
+  retryBudget?: RetryBudget;
+  /** Models to try in order: on transient-exhausted, circuit-open, retry-budget-exhausted or context-overflow, the next. */
+  models?: ModelSpec[];
+  /** An @opentelemetry/api Tracer: one span per call, an event per instruction. */
+  tracer?: TracerLike;
+  /**
+   * Tools the model must call one of: `{ [name]: { description?, inputSchema } }` (JSON Schema or
+   * Standard Schema). The done value is then `{ id, name, input }`; the default mode is "reask".
+   */
+  tools?: Record<string, ToolSpec>;
+  /** Told once per schema when a Standard Schema has no JSON Schema (default console.warn). */
+  warn?: (message: string) => void;
 }
 export interface RepairLoopClass {
-  new (options: LoopOptions, breaker?: CircuitBreaker): {
+  new (options: LoopOptions, breaker?: CircuitBreaker, retryBudget?: RetryBudget): {
     next(outcome: Outcome, now?: number): Instruction;
     abort(reason?: string, now?: number): Instruction;
     free(): void;
   };
 }
 /** `heal` as every entry of the package exports it: bound to that entry's RepairLoop. */
-export type Heal = (callModel: CallModel, options: HealOptions) => Promise<Final>;
+export interface Heal {
+  (callModel: CallModel, options: HealOptions): Promise<HealResult>;
+  /** With `options.models` the models are the callers: no callModel argument. */
+  (options: HealOptions & { models: ModelSpec[] }): Promise<HealResult>;
+}
 
 type Loop = InstanceType<RepairLoopClass>;
 type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-type CallContext = { attempt: number; instruction: Instruction | null };
+type CallContext = { attempt: number; instruction: Instruction | null; tools?: ToolDefinition[] };
 
-const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "RepairLoop"]);
+const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn", "tools"]);
 
 /** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
 export function createHeal(RepairLoop: RepairLoopClass): Heal {
   if (typeof RepairLoop !== "function") {
     throw new TypeError("createHeal: RepairLoop must be the selfheal RepairLoop class");
   }
-  return (callModel, options) => runHeal(RepairLoop, callModel, options);
+  return ((first: CallModel | HealOptions, options?: HealOptions) => runHeal(RepairLoop, first, options)) as Heal;
 }
 
 /**
  * Run the host loop once. `options` are the RepairLoop options plus
- * `{ RepairLoop, signal?, onStep?, check?, breaker? }`.
+ * `{ RepairLoop, signal?, onStep?, check?, breaker?, retryBudget?, models?, tracer?, warn? }`.
  */
-export async function heal(callModel: CallModel, options: HealOptions & { RepairLoop: RepairLoopClass }): Promise<Final> {
+export async function heal(callModel: CallModel | null, options: HealOptions & { RepairLoop: RepairLoopClass }): Promise<HealResult> {
   const RepairLoop = options?.RepairLoop;
   if (typeof RepairLoop !== "function") {
     throw new TypeError("heal: options.RepairLoop must be the selfheal RepairLoop class (or use createHeal(RepairLoop))");
@@ -127,54 +175,133 @@ export async function heal(callModel: CallModel, options: HealOptions & { Repair
   return runHeal(RepairLoop, callModel, options);
 }
 
-async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, options: HealOptions): Promise<Final> {
-  if (typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
+/** What runOne needs besides the loop options: the host's hooks, shared by every model of a chain. */
+interface Host {
+  signal: Signal | undefined;
+  onStep: HealOptions["onStep"];
+  check: HealOptions["check"];
+  accept: (value: unknown) => Promise<Accepted>;
+  tracer: TracerLike | undefined;
+  /** With tools: the definitions passed to callModel, and how a reply becomes the loop's text. */
+  tools?: { definitions: ToolDefinition[]; replyText: (reply: ModelReply) => unknown };
+  /** When the run's deadline clock started (the first outcome fed to a loop), shared by a chain. */
+  clock: { startedAt: number | null };
+}
+
+async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptions | null | undefined, second: HealOptions | undefined): Promise<HealResult> {
+  // heal(callModel, options), or heal(options) / heal(null, options) with options.models.
+  const oneArgument = second === undefined && first !== null && typeof first === "object";
+  const options = (oneArgument ? first : second) as HealOptions;
+  const callModel = (oneArgument ? undefined : first) as CallModel | null | undefined;
   if (options === null || typeof options !== "object") throw new TypeError("heal: options must be an object");
-  const { signal, onStep, check, breaker } = options;
+  const { signal, onStep, check, breaker, retryBudget, models, tracer, tools, warn = defaultWarn } = options;
+  if (models === undefined && typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
+  if (models !== undefined && callModel !== undefined && callModel !== null) {
+    throw new TypeError("heal: give either callModel or options.models (heal({ models, ...options })), not both");
+  }
   if (signal !== undefined && signal !== null && typeof signal.aborted !== "boolean") {
     throw new TypeError("heal: options.signal must be an AbortSignal");
   }
-  const loopOptions: Record<string, unknown> = {};
+  if (tracer !== undefined && !isTracer(tracer)) throw new TypeError("heal: options.tracer must be an @opentelemetry/api Tracer");
+  if (tools !== undefined && options.schema !== undefined) throw new TypeError("heal: give options.schema or options.tools, not both (with tools, each tool's inputSchema is the schema)");
+  const toolset = tools === undefined ? null : await prepareTools(tools, warn);
+  const prepared = toolset ?? await prepareSchema(options.schema, warn);
+  const loopOptions: Record<string, unknown> = toolset ? { mode: "reask" } : {};
   for (const [k, v] of Object.entries(options)) if (!HOST_KEYS.has(k)) loopOptions[k] = v;
+  if ("schema" in loopOptions || toolset) loopOptions.schema = prepared.loopSchema;
   const asOptions = loopOptions as unknown as LoopOptions;
+  const host: Host = { signal, onStep, check, accept: prepared.accept, tracer, clock: { startedAt: null } };
+  if (toolset) host.tools = { definitions: toolset.definitions, replyText: toolset.replyText };
+  if (models === undefined) {
+    return runOne({ RepairLoop, callModel: callModel as CallModel, loopOptions: asOptions, host, breaker, retryBudget });
+  }
+  if (breaker !== undefined) throw new TypeError("heal: with options.models, give each model its own breaker ({ callModel, breaker })");
+  return runChain(models, {
+    loopOptions: asOptions, clock: host.clock, needs: { tools: toolset !== null, streaming: false },
+    run: (entry, perModel) => runOne({
+      RepairLoop, callModel: entry.callModel, loopOptions: perModel, host, breaker: entry.breaker, retryBudget,
+      describe: { provider: entry.provider, model: entry.model },
+    }),
+  });
+}
 
-  const loop: Loop = breaker === undefined ? new RepairLoop(asOptions) : new RepairLoop(asOptions, breaker);
+interface Run {
+  RepairLoop: RepairLoopClass;
+  callModel: CallModel;
+  loopOptions: LoopOptions;
+  host: Host;
+  breaker: CircuitBreaker | undefined;
+  retryBudget: RetryBudget | undefined;
+  /** For spans: the provider and model (else what the callModel says of itself). */
+  describe?: { provider?: string | undefined; model?: string | undefined };
+}
+
+/** One model's loop, driven to its final instruction. */
+async function runOne(run: Run): Promise<Final> {
+  const { RepairLoop, callModel, host } = run;
+  const { signal, onStep, clock } = host;
   // The loop accepted its options, so a deadline here is a finite number >= 0 or null.
-  const deadline = asOptions.budget?.deadlineMs;
+  const deadline = run.loopOptions.budget?.deadlineMs;
   const deadlineMs = typeof deadline === "number" ? deadline : null;
-  let startedAt: number | null = null; // when the loop's clock started: its first next()
+  const create = (): Loop => {
+    let options = run.loopOptions;
+    if (clock.startedAt !== null && deadlineMs !== null) {
+      // A later model of a chain: what is left of the run's deadline.
+      const left = Math.max(0, clock.startedAt + deadlineMs - Date.now());
+      options = { ...options, budget: { ...options.budget, deadlineMs: left } };
+    }
+    const extra: [CircuitBreaker?, RetryBudget?] = run.retryBudget !== undefined ? [run.breaker, run.retryBudget] : run.breaker !== undefined ? [run.breaker] : [];
+    return new RepairLoop(options, ...extra);
+  };
+  // The first loop of a run is made at once, so bad options throw before any call; a later
+  // model's loop is made at its first outcome, so that its deadline is what the run has left.
+  let loop: Loop | null = clock.startedAt === null ? create() : null;
   const next = (outcome: Outcome): Instruction => {
-    startedAt ??= Date.now();
+    if (loop === null) loop = create();
+    clock.startedAt ??= Date.now();
     return loop.next(outcome);
   };
   const aborted = (): Final => {
     const reason = abortReason(signal);
+    if (loop === null) loop = create();
     const step = loop.abort(reason);
     onStep?.({ kind: "aborted", reason }, step);
     return step as Final;
   };
+  const provider = run.describe?.provider ?? callModel.provider;
+  const model = run.describe?.model ?? callModel.model;
   try {
-    let request: Prompt = asOptions.prompt;
+    let request: Prompt = run.loopOptions.prompt;
     let asking: Instruction | null = null;
     let attempt = 1;
     for (;;) {
       if (signal?.aborted) return aborted();
-      const until = startedAt !== null && deadlineMs !== null ? startedAt + deadlineMs : null;
-      const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
-      if (call.kind === "aborted" || signal?.aborted) return aborted();
-      const outcome: Outcome = call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: call.error };
+      const until = clock.startedAt !== null && deadlineMs !== null ? clock.startedAt + deadlineMs : null;
+      const span: ModelCall | null = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
+      const context: CallContext = host.tools ? { attempt, instruction: asking, tools: host.tools.definitions } : { attempt, instruction: asking };
+      const call = await callBefore(callModel, request, context, signal, until, deadlineMs);
+      if (call.kind === "aborted" || signal?.aborted) {
+        const step = aborted();
+        span?.instruction(step);
+        return step;
+      }
+      let outcome: Outcome;
+      if (call.kind === "reply") {
+        outcome = replyOutcome(call.reply, host.tools?.replyText);
+        span?.reply({ usage: (outcome as { usage?: { inputTokens: number; outputTokens: number } }).usage });
+      } else {
+        outcome = { kind: "error", error: call.error };
+        span?.error(call.error);
+      }
       let step = next(outcome);
       onStep?.(outcome, step);
-      if (step.type === "done" && check) {
-        // One verdict per done: a rejection or invalid turns it into a repair
-        // prompt or a degrade (never into the same done again).
-        const verdict = await check(step.value, { signal });
-        if (verdict) {
-          const again: Outcome = { kind: verdict.kind, reason: verdict.reason };
-          step = next(again);
-          onStep?.(again, step);
-        }
+      if (step.type === "done") {
+        const settled = await settle(step, host, next);
+        // A done the schema library or check turned down: its event, then the verdict's.
+        if (settled.type !== "done") span?.event(step);
+        step = settled;
       }
+      span?.instruction(step);
       switch (step.type) {
         case "done":
         case "degrade":
@@ -192,8 +319,32 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
       attempt = step.attempt;
     }
   } finally {
-    loop.free?.();
+    (loop as Loop | null)?.free?.();
   }
+}
+
+/**
+ * A `done` goes through the schema library's validate (a Standard Schema), then the host's
+ * `check`, on the library's output. The first verdict against it is fed to the loop (one per
+ * done: a repair prompt, an alternate prompt or a degrade, never the same done again);
+ * without one, the done is final, its value the library's output.
+ */
+async function settle(done: Extract<Instruction, { type: "done" }>, host: Host, next: (outcome: Outcome) => Instruction): Promise<Instruction> {
+  const accepted = await host.accept(done.value);
+  let verdict: Outcome | null = accepted.ok ? null : accepted.outcome;
+  const value = accepted.ok ? accepted.value : done.value;
+  if (verdict === null && host.check) {
+    const v = await host.check(value, { signal: host.signal });
+    if (v) verdict = { kind: v.kind, reason: v.reason };
+  }
+  if (verdict === null) return value === done.value ? done : { ...done, value };
+  const step = next(verdict);
+  host.onStep?.(verdict, step);
+  return step;
+}
+
+function defaultWarn(message: string): void {
+  console.warn(message);
 }
 
 /**
@@ -251,13 +402,13 @@ function deadlineError(deadlineMs: number | null): Error {
   return Object.assign(new Error(message), { name: "TimeoutError" });
 }
 
-function replyOutcome(reply: unknown): Outcome {
+function replyOutcome(reply: unknown, replyText?: (reply: ModelReply) => unknown): Outcome {
   if (reply === null || typeof reply !== "object") {
     // Let the loop name the problem (outcome.text must be a string).
     return { kind: "reply", text: reply } as unknown as Outcome;
   }
   const r = reply as Record<string, unknown>;
-  const outcome: Record<string, unknown> = { kind: "reply", text: r.text };
+  const outcome: Record<string, unknown> = { kind: "reply", text: replyText ? replyText(r as unknown as ModelReply) : r.text };
   if (r.stopReason !== undefined && r.stopReason !== null) outcome.stopReason = r.stopReason;
   if (r.costUsd !== undefined && r.costUsd !== null) outcome.costUsd = r.costUsd;
   if (r.usage !== undefined && r.usage !== null) outcome.usage = r.usage;
@@ -337,9 +488,10 @@ export function anthropicCaller(
   { pricing, max_tokens = 1024, stream = false, ...params }: { model: string; max_tokens?: number; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+  return named("anthropic", params.model, async (prompt, { signal, tools } = {} as Parameters<CallModel>[1]) => {
     const body: Record<string, unknown> = { ...params, max_tokens, messages: [{ role: "user", content: prompt.user }] };
     if (prompt.system) body.system = prompt.system;
+    if (tools) Object.assign(body, anthropicTools(tools));
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
       const message = await sdk.messages.create(body, requestOptions);
@@ -348,6 +500,7 @@ export function anthropicCaller(
         text: (message.content ?? []).filter((b: Sdk) => b.type === "text").map((b: Sdk) => b.text).join(""),
         stopReason: message.stop_reason ?? undefined,
         usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
+        toolCall: anthropicToolCall(message.content),
       }, pricing);
     }
     const events = await sdk.messages.create({ ...body, stream: true }, requestOptions);
@@ -370,7 +523,7 @@ export function anthropicCaller(
       }
     }
     return withCost({ text, stopReason: finished ? stopReason : "incomplete", usage: { inputTokens, outputTokens } }, pricing);
-  };
+  });
 }
 
 /**
@@ -390,16 +543,19 @@ export function openaiCaller(
   { pricing, stream = false, ...params }: { model: string; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+  return named("openai", params.model, async (prompt, { signal, tools } = {} as Parameters<CallModel>[1]) => {
     const messages: { role: string; content: string }[] = [];
     if (prompt.system) messages.push({ role: "system", content: prompt.system });
     messages.push({ role: "user", content: prompt.user });
     const requestOptions = signal ? { signal } : undefined;
     if (!stream) {
-      const completion = await sdk.chat.completions.create({ ...params, messages }, requestOptions);
+      const completion = await sdk.chat.completions.create({ ...params, ...(tools ? openaiTools(tools) : {}), messages }, requestOptions);
       throwIfErrorBody(completion);
       const choice = completion.choices?.[0];
-      return withCost({ text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage) }, pricing);
+      return withCost({
+        text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage),
+        toolCall: openaiToolCall(choice?.message?.tool_calls),
+      }, pricing);
     }
     const chunks = await sdk.chat.completions.create(
       { ...params, messages, stream: true, stream_options: { include_usage: true, ...(params.stream_options as object | undefined) } },
@@ -421,7 +577,45 @@ export function openaiCaller(
       throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
     }
     return withCost({ text, stopReason: stopReason ?? "incomplete", usage }, pricing);
+  });
+}
+
+/** A callModel that says which provider and model it calls (read by spans and `models`). */
+function named(provider: string, model: unknown, call: CallModel): CallModel {
+  return Object.assign(call, { provider, ...(typeof model === "string" ? { model } : {}) });
+}
+
+// Tools (js/package/tools.mts): heal's definitions in each SDK's shape, a call required; the
+// reply's first tool call as { id, name, arguments } (Anthropic's input object stringified,
+// OpenAI's arguments verbatim). Streamed replies are read for text only.
+function anthropicTools(tools: ToolDefinition[]): Record<string, unknown> {
+  return {
+    tools: tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), input_schema: forProvider(t.inputSchema) })),
+    tool_choice: { type: "any" },
   };
+}
+
+function openaiTools(tools: ToolDefinition[]): Record<string, unknown> {
+  return {
+    tools: tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: forProvider(t.inputSchema) } })),
+    tool_choice: "required",
+  };
+}
+
+/** A tool's JSON Schema as providers take it (no `$schema`; Anthropic needs an object type). */
+function forProvider(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dropped, ...rest } = schema;
+  return rest.type === undefined ? { type: "object", ...rest } : rest;
+}
+
+function anthropicToolCall(content: Sdk): ToolCall | undefined {
+  const block = (Array.isArray(content) ? content : []).find((b: Sdk) => b?.type === "tool_use");
+  return block ? { id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) } : undefined;
+}
+
+function openaiToolCall(calls: Sdk): ToolCall | undefined {
+  const call = (Array.isArray(calls) ? calls : []).find((c: Sdk) => c?.type === "function" || c?.function);
+  return call ? { id: call.id, name: call.function?.name, arguments: call.function?.arguments ?? "" } : undefined;
 }
 
 function openaiUsage(usage: Sdk): Usage | undefined {

@@ -21,6 +21,8 @@ export interface ModelCall {
   error(error: unknown, classified?: Classified): void;
   /** Sets selfheal.*, adds the "selfheal.instruction" event, ends the span. */
   instruction(step: Instruction): void;
+  /** Adds the "selfheal.instruction" event of a step without ending the span. */
+  event(step: Instruction): void;
   end(): void;
 }
 export function isTracer(tracer: unknown): tracer is TracerLike;

@@ -114,6 +114,13 @@ export function startModelCall(tracer, { system, model, attempt, name, attribute
       });
       end();
     },
+    /**
+     * Add the "selfheal.instruction" event of an instruction that did not end the call's part
+     * (heal: a `done` that the schema library or the host's check then rejected).
+     */
+    event(step) {
+      safe((s) => s.addEvent("selfheal.instruction", eventAttributes(step)));
+    },
     /** End the span without an instruction (e.g. the call was the last one of a run). */
     end,
   };

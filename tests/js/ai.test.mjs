@@ -142,22 +142,39 @@ test("a CircuitBreaker: transient failures open it, and an open breaker makes no
   }
 });
 
-test("a retry budget (any object with tryRetry/recordRequest) is asked before every resend", async () => {
-  const log = [];
-  const retryBudget = {
-    recordRequest: (now) => log.push(["request", typeof now]),
-    tryRetry: (now) => {
-      log.push(["retry", typeof now]);
-      return log.filter(([k]) => k === "retry").length < 2;
-    },
-  };
-  const { model } = scripted([httpError(503), httpError(503), textResult("never")]);
-  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
-  const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((err) => err);
-  assert.equal(degradeOf(e).reason, "retry-budget-exhausted");
-  assert.deepEqual(log, [["request", "number"], ["retry", "number"], ["retry", "number"]]);
-  assert.equal(model.doGenerateCalls.length, 2);
-  assert.throws(() => selfhealMiddleware({ retryBudget: {} }), /tryRetry\(now\) and recordRequest\(now\)/);
+test("a RetryBudget goes to the loop: asked before every resend, refused -> retry-budget-exhausted", async () => {
+  // One resend in reserve (1 per second over a 1 s window), nothing earned from first calls.
+  const retryBudget = new selfheal.RetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 1000 });
+  try {
+    const { model } = scripted([httpError(503), httpError(503), textResult("never")]);
+    const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
+    const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((err) => err);
+    assert.equal(degradeOf(e).reason, "retry-budget-exhausted");
+    assert.equal(model.doGenerateCalls.length, 2, "the first call and the one resend the budget allowed");
+    assert.equal(retryBudget.available, 0);
+    assert.throws(() => selfhealMiddleware({ retryBudget: {} }), TypeError, "not a selfheal RetryBudget");
+  } finally {
+    retryBudget.free();
+  }
+});
+
+test("the retry budget counts each first call once (no double counting between the middleware and the loop)", async () => {
+  // Half a resend per first call, no reserve: one first call earns no resend; counted twice, it would earn one.
+  const retryBudget = new selfheal.RetryBudget({ ratio: 0.5, minPerSecond: 0, windowMs: 60_000 });
+  try {
+    const failing = scripted([httpError(503), textResult("never")]);
+    const wrapped = wrapLanguageModel({ model: failing.model, middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
+    const e = await generateText({ model: wrapped, maxRetries: 0, prompt: "x" }).catch((err) => err);
+    assert.equal(degradeOf(e).reason, "retry-budget-exhausted");
+    assert.equal(failing.model.doGenerateCalls.length, 1);
+    // An unstructured success is not fed to the loop: the middleware counts its first call, once.
+    const ok = scripted([textResult("fine")]);
+    const plain = wrapLanguageModel({ model: ok.model, middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
+    assert.equal((await generateText({ model: plain, maxRetries: 0, prompt: "x" })).text, "fine");
+    assert.equal(retryBudget.available, 1, "two first calls x 0.5");
+  } finally {
+    retryBudget.free();
+  }
 });
 
 test("the deadline: a retry-after that would end past it stops the call", async () => {

@@ -10,20 +10,13 @@ import * as z from "zod";
 
 import * as selfheal from "../../pkg/selfheal.js";
 import { createSelfhealAi } from "../../js/package/ai.mjs";
-import { startMockLlm } from "../mock-llm/server.mjs";
+import { startMockLlm, withMockLlm } from "../mock-llm/server.mjs";
 
 const { selfhealMiddleware, repairText, repairToolCall, degradeOf } = createSelfhealAi(selfheal);
 const FAST = { backoff: { baseMs: 10, jitterMs: 0 }, seed: 2 };
 const CITY = z.object({ city: z.string(), population: z.number().int() });
 
-async function withMock(script, fn) {
-  const mock = await startMockLlm({ script, idleTimeoutMs: 20_000 });
-  try {
-    return await fn(mock);
-  } finally {
-    await mock.close();
-  }
-}
+const withMock = (script, fn) => withMockLlm(script, fn, { idleTimeoutMs: 20_000 });
 
 const anthropicModel = (mock) => createAnthropic({ baseURL: `${mock.anthropicBaseURL}/v1`, apiKey: "test" })("claude-mock-1");
 const openaiModel = (mock) => createOpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test" }).chat("gpt-mock-1");
@@ -40,6 +33,22 @@ test("Anthropic: 529, 529 (retry-after), then a fenced reply: 3 requests, retry-
     assert.equal(steps[0].delayMs, 200);
     assert.ok(mock.requests[1].at - mock.requests[0].at >= 195, `retry-after honoured (${mock.requests[1].at - mock.requests[0].at} ms)`);
     assert.deepEqual(steps[2].fixes, ["code-fence"]);
+  });
+});
+
+test("Anthropic with a RetryBudget: 529, 529, then a fenced reply: the loop spends two resends of the budget, no more", async () => {
+  await withMock(["overloaded", "overloaded", "fenced-json"], async (mock) => {
+    // Two resends in reserve, nothing earned from first calls: exactly enough.
+    const retryBudget = new selfheal.RetryBudget({ ratio: 0, minPerSecond: 2, windowMs: 1000 });
+    try {
+      const model = wrapLanguageModel({ model: anthropicModel(mock), middleware: selfhealMiddleware({ ...FAST, retryBudget }) });
+      const { output } = await generateText({ model, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where is the Eiffel Tower?" });
+      assert.deepEqual(output, { city: "Paris", population: 2102650 });
+      assert.equal(mock.requests.length, 3);
+      assert.equal(retryBudget.available, 0, "each resend counted once");
+    } finally {
+      retryBudget.free();
+    }
   });
 });
 

@@ -8,21 +8,14 @@ import OpenAI from "openai";
 
 import { RepairLoop, CircuitBreaker } from "../../pkg/selfheal.js";
 import { createHeal, heal as healWith, anthropicCaller, openaiCaller } from "../../pkg/heal.mjs";
-import { startMockLlm } from "../mock-llm/server.mjs";
+import { startMockLlm, withMockLlm } from "../mock-llm/server.mjs";
 import { PROMPT, CITY_SCHEMA } from "./helpers.mjs";
 
 const heal = createHeal(RepairLoop);
 const VALUE = { city: "Paris", population: 2102650 };
 const BASE = { prompt: PROMPT, schema: CITY_SCHEMA, seed: 3, backoff: { baseMs: 10, jitterMs: 5 } };
 
-async function withMock(script, fn) {
-  const mock = await startMockLlm({ script, idleTimeoutMs: 10_000 });
-  try {
-    return await fn(mock);
-  } finally {
-    await mock.close();
-  }
-}
+const withMock = (script, fn) => withMockLlm(script, fn);
 
 const anthropicClient = (mock, timeout = 2000) =>
   new Anthropic({ baseURL: mock.anthropicBaseURL, apiKey: "test", maxRetries: 0, timeout });

@@ -72,6 +72,8 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   const snippet = (f) => f.replace(/^(web\/)?snippets\/selfheal-[0-9a-f]+\//, "$1snippets/selfheal-HASH/");
   assert.deepEqual(files.map(snippet), [
     "README.md", "package.json", "heal.cjs", "heal.d.cts", "heal.d.mts", "heal.mjs",
+    // heal's modules (js/package/*.mts): Standard Schema, model fallback, tool calls
+    "heal-schema.d.mts", "heal-schema.mjs", "models.d.mts", "models.mjs", "tools.d.mts", "tools.mjs",
     // the entries with heal bound (js/package/build-ecosystem.mjs)
     "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js",
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)

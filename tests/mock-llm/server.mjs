@@ -236,6 +236,16 @@ function checkScript(script) {
  *   requests: object[], setScript(script): void, remaining(): object, closed: Promise<string>,
  *   close(): Promise<void> }>}
  */
+/** Run `fn(mock)` against a server started with `script`, closing it afterwards whatever happens. */
+export async function withMockLlm(script, fn, options = {}) {
+  const mock = await startMockLlm({ idleTimeoutMs: 10_000, ...options, script });
+  try {
+    return await fn(mock);
+  } finally {
+    await mock.close();
+  }
+}
+
 export async function startMockLlm({
   script = [],
   port = 0,

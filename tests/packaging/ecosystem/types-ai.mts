@@ -8,12 +8,12 @@ import * as z from "zod";
 import { degradeOf, repairText, repairToolCall, selfhealMiddleware, SelfhealError, type Degrade } from "selfheal/ai";
 import { resolveSchema, type ResolvedSchema } from "selfheal/standard";
 import { startModelCall } from "selfheal/otel";
-import { CircuitBreaker } from "selfheal";
+import { CircuitBreaker, RetryBudget } from "selfheal";
 
 const breaker = new CircuitBreaker({ failureThreshold: 3 });
 const middleware: LanguageModelMiddleware = selfhealMiddleware({
   budget: { transient: 3, deadlineMs: 30_000 }, backoff: { baseMs: 500 }, breaker,
-  retryBudget: { recordRequest() {}, tryRetry: () => true }, tracer: trace.getTracer("app"), warn: (m: string) => console.warn(m),
+  retryBudget: new RetryBudget({ ratio: 0.1 }), tracer: trace.getTracer("app"), warn: (m: string) => console.warn(m),
 });
 const model = wrapLanguageModel({ model: new MockLanguageModelV4(), middleware });
 const City = z.object({ city: z.string() }).refine((c) => c.city.length > 1, { message: "too short", path: ["city"] });

@@ -15,3 +15,13 @@ export const fns = [repairText({ schema }), repairToolCall({}), degradeOf(null),
 export const standard = [isStandardSchema(schema), formatIssues([{ message: "m", path: ["a", { key: 0 }] }]), jsonSchemaOf(schema)];
 declare const tracer: TracerLike;
 export const traced = isTracer(tracer) ? startModelCall(tracer, { model: "m" }) : null;
+
+// heal with a Standard Schema, tools, models and a tracer (js/package/heal.mts and its modules).
+import { anthropicCaller, type HealResult, type ModelEntry } from "selfheal/heal";
+declare const client: object;
+const claude = anthropicCaller(client, { model: "claude-sonnet-4-6" });
+const entry: ModelEntry = { callModel: claude, contextWindow: 200_000, maxOutputTokens: 1024, tools: true };
+const prompt = { system: "Reply with JSON only.", user: "u" };
+export const chained: Promise<HealResult> = selfheal.heal({ prompt, models: [entry, claude], tracer, retryBudget: new selfheal.RetryBudget() });
+export const withTools: Promise<HealResult> = selfheal.heal(claude, { prompt, tools: { lookup: { description: "d", inputSchema: schema } } });
+export const withStandard = selfheal.heal(claude, { prompt, schema, warn: (m: string) => m.length }).then((r) => (r.type === "done" ? r.value : r.fellBackFrom));
