@@ -31,6 +31,7 @@ fn done_parts(i: &Instruction) -> (&serde_json::Value, &str, Source, &[Fix], u32
             fixes,
             attempts,
             cost_usd,
+            ..
         } => (
             value,
             text.as_str(),

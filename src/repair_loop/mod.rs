@@ -33,8 +33,8 @@ use crate::backoff::{u64_string, Rng};
 use crate::classify::{classify_with_rules, Cause, Classified, ErrorClass, ErrorInfo, Signal};
 use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
 use crate::structured::{
-    self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
-    SchemaCache, StopCategory,
+    self, stop_category, CompiledSchema, FailureKind, FailureReport, False, Fix, ParseOptions,
+    Parsed, SchemaCache, StopCategory,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
@@ -142,6 +142,10 @@ pub enum Instruction {
         fixes: Vec<Fix>,
         attempts: u32,
         cost_usd: f64,
+        /// `Some(False)` when the loop has a schema this build does not validate
+        /// (selfheal/lite): the value was checked for syntax only. Absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        validated: Option<False>,
     },
     /// Stop calling the model; go to `fallback` (if any). Final.
     Degrade {
@@ -567,6 +571,7 @@ impl RepairLoop {
                 fixes,
                 attempts,
                 cost_usd,
+                validated,
             } => Instruction::Done {
                 value: Value::Null,
                 text: text.clone(),
@@ -574,6 +579,7 @@ impl RepairLoop {
                 fixes: fixes.clone(),
                 attempts: *attempts,
                 cost_usd: *cost_usd,
+                validated: *validated,
             },
             other => other.clone(),
         };
@@ -591,6 +597,7 @@ impl RepairLoop {
             fixes,
             attempts,
             cost_usd,
+            validated,
         } = fin
         else {
             return Some(fin.clone());
@@ -606,6 +613,7 @@ impl RepairLoop {
             fixes: fixes.clone(),
             attempts: *attempts,
             cost_usd: *cost_usd,
+            validated: *validated,
         })
     }
 
@@ -680,6 +688,7 @@ impl RepairLoop {
                 value,
                 fixes,
                 text: accepted,
+                validated,
                 ..
             } => {
                 if let Some(b) = breaker {
@@ -700,6 +709,7 @@ impl RepairLoop {
                     fixes,
                     attempts: self.state.calls,
                     cost_usd: self.state.cost_usd,
+                    validated,
                 }
             }
             Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),
