@@ -100,10 +100,12 @@ test-types: $(WASM)
 # The packed package imported by name from Node ESM and CommonJS, TypeScript, esbuild and Vite
 # bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker;
 # selfheal/ai, /standard and /otel by name from ESM, CommonJS, strict TypeScript and workerd;
-# the module pages in headless Firefox too (tests/packaging/browsers.test.mjs).
+# the module pages in headless Firefox too (tests/packaging/browsers.test.mjs); selfheal/lite by name
+# from all of these but Firefox (tests/packaging/lite.test.mjs).
 test-packaging: $(WASM)
 	@mkdir -p $(LOGS)
 	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs tests/packaging/browsers.test.mjs \
+	  tests/packaging/lite.test.mjs \
 	  2>&1 | tee $(LOGS)/packaging.log
 
 # examples/worker, examples/durable-object and examples/fleet in workerd against the mock LLM on
