@@ -19,6 +19,11 @@ NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.tes
 # the patched jsonschema (747 KB at the merge of issues 10, 11 and 15); issue 16's goal is 650 KB
 # and docs/PERFORMANCE.md ("Size") says where the build stands against it.
 MAX_GZIP_BYTES := 819200
+# selfheal/lite (pkg/lite/, built without jsonschema): a regression guard at the measured size plus
+# a few KB; issue 16's goal is 250 KB, missed (docs/PERFORMANCE.md, "selfheal/lite": the gap is
+# the serde boundary's generic code, not JSON Schema).
+LITE_WASM := pkg/lite/selfheal_bg.wasm
+MAX_LITE_GZIP_BYTES := 368640
 
 .PHONY: demo test setup-demo setup-test build test-native test-browser test-browser-chrome \
 	test-browser-firefox test-node test-types \
@@ -51,9 +56,13 @@ build: $(WASM)
 $(WASM): $(SOURCES)
 	scripts/build.sh
 
+# The default build's suites, then selfheal/lite's (`--no-default-features --tests`: every suite
+# that needs no validator, tests/lite.rs among them; a suite that does says
+# `#![cfg(feature = "validate")]`. The doc examples validate: they run in the default build only).
 test-native:
 	@mkdir -p $(LOGS)
 	cargo test 2>&1 | tee $(LOGS)/native.log
+	cargo test --no-default-features --tests 2>&1 | tee $(LOGS)/native-lite.log
 
 # The wasm-bindgen browser suites in headless Chromium, then in headless Firefox (firefox-esr and
 # geckodriver from scripts/setup.sh test). Chromium now and then never finishes loading a test
@@ -91,10 +100,12 @@ test-types: $(WASM)
 # The packed package imported by name from Node ESM and CommonJS, TypeScript, esbuild and Vite
 # bundles and a plain <script type="module"> page in headless Chromium, and a workerd worker;
 # selfheal/ai, /standard and /otel by name from ESM, CommonJS, strict TypeScript and workerd;
-# the module pages in headless Firefox too (tests/packaging/browsers.test.mjs).
+# the module pages in headless Firefox too (tests/packaging/browsers.test.mjs); selfheal/lite by name
+# from all of these but Firefox (tests/packaging/lite.test.mjs).
 test-packaging: $(WASM)
 	@mkdir -p $(LOGS)
 	node --test tests/js/packaging.test.mjs tests/packaging/ecosystem.test.mjs tests/packaging/browsers.test.mjs \
+	  tests/packaging/lite.test.mjs \
 	  2>&1 | tee $(LOGS)/packaging.log
 
 # examples/worker, examples/durable-object and examples/fleet in workerd against the mock LLM on
@@ -113,12 +124,17 @@ test-playground: $(WASM)
 lint:
 	cargo clippy --all-targets --quiet -- -D warnings
 	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
+	cargo clippy --lib --tests --quiet --no-default-features -- -D warnings
+	cargo clippy --lib --quiet --no-default-features --target wasm32-unknown-unknown -- -D warnings
 
-# The release .wasm after wasm-opt -Oz must stay under MAX_GZIP_BYTES gzip.
+# The release .wasm after wasm-opt -Oz must stay under MAX_GZIP_BYTES gzip, selfheal/lite's under
+# MAX_LITE_GZIP_BYTES.
 size: $(WASM)
-	@gz=$$(gzip -9 -c $(WASM) | wc -c); raw=$$(stat -c %s $(WASM)); \
-	echo "size: $(WASM) $$raw bytes raw, $$gz bytes gzip (limit $(MAX_GZIP_BYTES))"; \
-	test $$gz -le $(MAX_GZIP_BYTES)
+	@status=0; for gate in "$(WASM) $(MAX_GZIP_BYTES)" "$(LITE_WASM) $(MAX_LITE_GZIP_BYTES)"; do \
+	  set -- $$gate; gz=$$(gzip -9 -c $$1 | wc -c); raw=$$(stat -c %s $$1); \
+	  echo "size: $$1 $$raw bytes raw, $$gz bytes gzip (limit $$2)"; \
+	  test $$gz -le $$2 || { echo "size: $$1 is over its limit"; status=1; }; \
+	done; exit $$status
 
 clean:
 	rm -rf pkg target

@@ -9,6 +9,9 @@
 //   node bench/run.mjs --workerd-runs 0  skip the workerd cold-start rows (bench/workerd-cold.mjs)
 //   SELFHEAL_PKG=/path/to/pkg node bench/run.mjs   measure another build of the package
 //
+// selfheal/lite (pkg/lite/, no JSON Schema validation) gets its own rows beside the full build's
+// where it does the same work: repairJson, the loop's next(), and parsing without validation.
+//
 // Method: each row is one operation, run in batches of n (n doubled until a batch takes at least
 // --batch-ms), after a warm-up of at least --warmup-ms; the figure is the median over the batches
 // of batch time / n. Work a row must not count (creating loops, freeing them) happens in a setup
@@ -67,6 +70,9 @@ if (!fs.existsSync(path.join(PKG, 'selfheal.js'))) {
 }
 const selfheal = require(path.join(PKG, 'selfheal.js'));
 const { Schema, RepairLoop, repairJson } = selfheal;
+// selfheal/lite, when the package has it (a build before issue 16 does not).
+const LITE_DIR = path.join(PKG, 'lite');
+const lite = fs.existsSync(path.join(LITE_DIR, 'selfheal.js')) ? require(path.join(LITE_DIR, 'selfheal.js')) : null;
 
 // ---------- timing ----------
 
@@ -152,6 +158,18 @@ for (const text of [SMALL, LARGE]) {
     throw new Error('bench: a contender accepted an invalid order');
   }
 }
+// The lite build must answer as the full one does where it does the same work.
+const liteSchema = lite && new lite.Schema(ORDER_SCHEMA);
+const fullAny = new Schema(true); // the full build parsing without validation, for reference
+if (lite) {
+  for (const text of [SMALL, LARGE]) {
+    const r = liteSchema.parse(text);
+    if (!r.ok || r.validated !== false || !isDeepStrictEqual(r.value, JSON.parse(text))) throw new Error('bench: lite Schema.parse gave another answer');
+  }
+  for (const text of [BROKEN_SMALL, BROKEN_LARGE]) {
+    if (!isDeepStrictEqual(lite.repairJson(text), repairJson(text))) throw new Error('bench: lite and full repairJson disagree');
+  }
+}
 for (const text of [BROKEN_SMALL, BROKEN_LARGE]) {
   const ours = repairJson(text);
   const theirs = jsonrepair(text);
@@ -188,12 +206,17 @@ for (const [size, text] of [['0.5k', SMALL], ['15k', LARGE]]) {
   row(`parse.${size}.selfheal`, g, `Schema.parse (text → validated value)`, { run: loop(() => shSchema.parse(text)) });
   row(`parse.${size}.ajv`, g, `Ajv: JSON.parse + validate`, { run: loop(() => ajvValidate(JSON.parse(text))) });
   row(`parse.${size}.cfworker`, g, `@cfworker/json-schema: JSON.parse + validate`, { run: loop(() => cf.validate(JSON.parse(text))) });
+  if (lite) {
+    row(`parse.${size}.lite`, g, `selfheal/lite: Schema.parse (text → value, not validated)`, { run: loop(() => liteSchema.parse(text)) });
+    row(`parse.${size}.any`, g, `reference: full build, Schema(true).parse (no validation)`, { run: loop(() => fullAny.parse(text)) });
+  }
 }
 
 for (const [size, text] of [['2k', BROKEN_SMALL], ['50k', BROKEN_LARGE]]) {
   const g = `repair ${kb(text)}`;
   row(`repair.${size}.selfheal`, g, `repairJson`, { run: loop(() => repairJson(text).text) });
   row(`repair.${size}.jsonrepair`, g, `jsonrepair`, { run: loop(() => jsonrepair(text)) });
+  if (lite) row(`repair.${size}.lite`, g, `selfheal/lite: repairJson`, { run: loop(() => lite.repairJson(text).text) });
 }
 
 // Candidate search (issue 11): a 15 KB reply with three fenced blocks, the schema picks one.
@@ -252,19 +275,39 @@ row('loop.new+next.order', 'RepairLoop', 'same, order schema reused, 0.5 KB repl
 row('loop.new+next.order.compiled', 'RepairLoop', 'same, the order schema as a Schema reused (new Schema once)', {
   run: loop(() => oneLoop(ORDER_COMPILED, ORDER_REPLY)),
 });
-const TRANSIENT = { kind: 'error', error: { status: 503 } };
-row('loop.next.transient', 'RepairLoop', 'next({kind:"error", error:{status:503}}) → wait-for-backoff', {
-  maxN: 1 << 16,
-  setup: (n) => new RepairLoop({ prompt: PROMPT, schema: CITY_SCHEMA, budget: { transient: n + 1 } }),
-  run: (l, n) => {
-    for (let i = 0; i < n; i++) consume(l.next(TRANSIENT));
-  },
-  teardown: (l) => {
-    const last = l.next(TRANSIENT);
-    if (last.type !== 'wait-for-backoff') throw new Error(`bench: transient loop ended early: ${last.type}`);
+if (lite) {
+  const liteLoop = (schema, text) => {
+    const l = new lite.RepairLoop({ prompt: PROMPT, schema });
+    const ins = l.next({ kind: 'reply', text });
     l.free();
-  },
-});
+    return ins;
+  };
+  const done = liteLoop(ORDER_SCHEMA, ORDER_REPLY);
+  if (done.type !== 'done' || done.validated !== false || !isDeepStrictEqual(done.value, JSON.parse(ORDER_REPLY))) {
+    throw new Error(`bench: a lite loop did not accept its reply (${done.type})`);
+  }
+  row('loop.new+next.order.lite', 'RepairLoop', 'selfheal/lite: same, order schema reused, 0.5 KB reply (not validated)', {
+    run: loop(() => liteLoop(ORDER_SCHEMA, ORDER_REPLY)),
+  });
+}
+const TRANSIENT = { kind: 'error', error: { status: 503 } };
+for (const [id, Loop, label] of [
+  ['loop.next.transient', RepairLoop, 'next({kind:"error", error:{status:503}}) → wait-for-backoff'],
+  ...(lite ? [['loop.next.transient.lite', lite.RepairLoop, 'selfheal/lite: the same next()']] : []),
+]) {
+  row(id, 'RepairLoop', label, {
+    maxN: 1 << 16,
+    setup: (n) => new Loop({ prompt: PROMPT, schema: CITY_SCHEMA, budget: { transient: n + 1 } }),
+    run: (l, n) => {
+      for (let i = 0; i < n; i++) consume(l.next(TRANSIENT));
+    },
+    teardown: (l) => {
+      const last = l.next(TRANSIENT);
+      if (last.type !== 'wait-for-backoff') throw new Error(`bench: transient loop ended early: ${last.type}`);
+      l.free();
+    },
+  });
+}
 
 let unique = 0;
 row('schema.new.cold', 'Schema', 'new Schema(never seen: unique $comment) + free', {
@@ -293,28 +336,35 @@ if (sink === 42.5) console.log(sink); // never true; reads the sink
 
 // ---------- size and startup ----------
 
-const wasmBytes = fs.readFileSync(path.join(PKG, 'selfheal_bg.wasm'));
-// `gzip -9` is what `make size` measures; Node's zlib compresses this file about 2 % worse.
-const gnuGzip = (() => {
-  try {
-    return execFileSync('gzip', ['-9', '-c'], { input: wasmBytes, maxBuffer: 1 << 26 }).length;
-  } catch {
-    return null;
-  }
-})();
-const size = {
-  raw: wasmBytes.length,
-  gzip: gnuGzip ?? zlib.gzipSync(wasmBytes, { level: 9 }).length,
-  gzipTool: gnuGzip ? 'gzip -9' : 'zlib level 9',
-  zlibGzip: zlib.gzipSync(wasmBytes, { level: 9 }).length,
-  brotli: zlib.brotliCompressSync(wasmBytes, {
-    params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
-      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: wasmBytes.length,
-    },
-  }).length,
-};
-const GZIP_GOAL = 650 * 1024; // also the `make size` limit (Makefile MAX_GZIP_BYTES)
+/** Raw, gzip and brotli sizes of a .wasm. */
+function sizes(file) {
+  const wasmBytes = fs.readFileSync(file);
+  // `gzip -9` is what `make size` measures; Node's zlib compresses this file about 2 % worse.
+  const gnuGzip = (() => {
+    try {
+      return execFileSync('gzip', ['-9', '-c'], { input: wasmBytes, maxBuffer: 1 << 26 }).length;
+    } catch {
+      return null;
+    }
+  })();
+  return {
+    raw: wasmBytes.length,
+    gzip: gnuGzip ?? zlib.gzipSync(wasmBytes, { level: 9 }).length,
+    gzipTool: gnuGzip ? 'gzip -9' : 'zlib level 9',
+    zlibGzip: zlib.gzipSync(wasmBytes, { level: 9 }).length,
+    brotli: zlib.brotliCompressSync(wasmBytes, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: wasmBytes.length,
+      },
+    }).length,
+  };
+}
+const size = sizes(path.join(PKG, 'selfheal_bg.wasm'));
+const liteSize = lite ? sizes(path.join(LITE_DIR, 'selfheal_bg.wasm')) : null;
+if (liteSize) size.lite = liteSize;
+const GZIP_GOAL = 650 * 1024; // issue 16's goal (the `make size` limit is a regression guard above it)
+const LITE_GZIP_GOAL = 250 * 1024; // issue 16's goal for selfheal/lite
 
 function startup(mode) {
   const samples = [];
@@ -438,7 +488,12 @@ goal('new RepairLoop + next() ≤ 30 µs (order schema reused, 0.5 KB reply)', n
 goal('new RepairLoop + next() ≤ 30 µs (order schema as a reused Schema, 0.5 KB reply)', ns('loop.new+next.order.compiled'), ns('loop.new+next.order.compiled') <= 30000, fmtTime(ns('loop.new+next.order.compiled') ?? NaN));
 goal('repeated new Schema() ≤ 10 µs (order schema, 2 KB)', ns('schema.new.seen'), ns('schema.new.seen') <= 10000, fmtTime(ns('schema.new.seen') ?? NaN));
 goal('repeated new Schema() ≤ 10 µs (small schema)', ns('schema.new.seen.city'), ns('schema.new.seen.city') <= 10000, fmtTime(ns('schema.new.seen.city') ?? NaN));
-goal(`.wasm ≤ 650 KB gzip (${GZIP_GOAL} bytes; \`make size\` fails above)`, size.gzip, size.gzip <= GZIP_GOAL, `${(size.gzip / 1024).toFixed(1)} KB`);
+goal(`.wasm ≤ 650 KB gzip (${GZIP_GOAL} bytes)`, size.gzip, size.gzip <= GZIP_GOAL, `${(size.gzip / 1024).toFixed(1)} KB`);
+if (liteSize) goal(`selfheal/lite .wasm ≤ 250 KB gzip (${LITE_GZIP_GOAL} bytes)`, liteSize.gzip, liteSize.gzip <= LITE_GZIP_GOAL, `${(liteSize.gzip / 1024).toFixed(1)} KB`);
+for (const s of lite ? ['2k', '50k'] : []) {
+  const vs = ratio(`repair.${s}.jsonrepair`, `repair.${s}.lite`);
+  goal(`selfheal/lite repairJson ${s}: ≥ 3× faster than jsonrepair`, vs, vs >= 3, `${vs?.toFixed(2)}× faster`);
+}
 goal('first new Schema(order, 2 KB) in a fresh process ≤ 10 ms', start.firstSchemaMs, start.firstSchemaMs <= 10, `${start.firstSchemaMs.toFixed(2)} ms`);
 goal('a later new Schema (never seen) in that process ≤ 1.5 ms', start.laterSchemaMs, start.laterSchemaMs <= 1.5, `${start.laterSchemaMs.toFixed(2)} ms`);
 if (workerd) {
@@ -466,6 +521,12 @@ function table() {
     'repair.50k.jsonrepair': () => `selfheal ${ratio('repair.50k.jsonrepair', 'repair.50k.selfheal')?.toFixed(2)}× faster`,
     'schema.new.seen': () => `${ratio('schema.new.cold', 'schema.new.seen')?.toFixed(0)}× faster than cold`,
     'loop.next.transient': () => 'regression guard (the ≤ 2 µs goal is retired)',
+    'parse.0.5k.lite': () => `${ratio('parse.0.5k.lite', 'parse.0.5k.selfheal')?.toFixed(2)}× the full build's validated parse`,
+    'parse.15k.lite': () => `${ratio('parse.15k.lite', 'parse.15k.selfheal')?.toFixed(2)}× the full build's validated parse`,
+    'repair.2k.lite': () => `${ratio('repair.2k.lite', 'repair.2k.selfheal')?.toFixed(2)}× the full build's time`,
+    'repair.50k.lite': () => `${ratio('repair.50k.lite', 'repair.50k.selfheal')?.toFixed(2)}× the full build's time`,
+    'loop.new+next.order.lite': () => `${ratio('loop.new+next.order.lite', 'loop.new+next.order')?.toFixed(2)}× the full build's time`,
+    'loop.next.transient.lite': () => `${ratio('loop.next.transient.lite', 'loop.next.transient')?.toFixed(2)}× the full build's time`,
   };
   for (const id of rows) {
     const r = results[id];
@@ -479,6 +540,15 @@ function table() {
   out.push(`| gzip (${size.gzipTool}, as \`make size\`) | ${size.gzip} | ${KB(size.gzip)} |`);
   out.push(`| gzip (Node zlib, level 9) | ${size.zlibGzip} | ${KB(size.zlibGzip)} |`);
   out.push(`| brotli q11 (zlib) | ${size.brotli} | ${KB(size.brotli)} |`);
+  if (liteSize) {
+    out.push('');
+    out.push('| selfheal/lite .wasm (pkg/lite/selfheal_bg.wasm, no jsonschema, opt-level "z") | bytes | |');
+    out.push('| --- | ---: | --- |');
+    out.push(`| raw | ${liteSize.raw} | ${KB(liteSize.raw)} |`);
+    out.push(`| gzip (${liteSize.gzipTool}, as \`make size\`) | ${liteSize.gzip} | ${KB(liteSize.gzip)} |`);
+    out.push(`| gzip (Node zlib, level 9) | ${liteSize.zlibGzip} | ${KB(liteSize.zlibGzip)} |`);
+    out.push(`| brotli q11 (zlib) | ${liteSize.brotli} | ${KB(liteSize.brotli)} |`);
+  }
   out.push('');
   out.push(`| startup (median of ${STARTUP_RUNS} fresh Node processes) | time |`);
   out.push('| --- | ---: |');

@@ -5,7 +5,8 @@
 //! report of at most 100 issues plus one counting the rest, paths and messages clipped on
 //! one line, a reask prompt that stays small, a reply above `maxReplyChars` refused unread,
 //! a `$ref` graph that makes validation exponential refused when compiled.
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::unwrap_used,

@@ -2,7 +2,8 @@
 //! own (issue 11 item 1, the wrong-answer defect), the schema chooses among the values of a
 //! reply (item 2), bare words only where the schema expects a string, newline-delimited
 //! values, top-level scalars, JSON inside a JSON string.
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::unwrap_used,

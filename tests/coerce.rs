@@ -1,7 +1,8 @@
 //! SPEC section 9, `coerce: true`: the shapes BAML's schema-aligned parser documents
 //! (engine/baml-lib/jsonish/src/tests: test_basics, test_enum, test_lists, test_class), kept to
 //! the lossless ones, each named in `fixes`; and without `coerce`, nothing changes.
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::unwrap_used,

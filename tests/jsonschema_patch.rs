@@ -5,7 +5,8 @@
 //! resort (`fraction`'s big rationals) the patch computes without big integers; and the
 //! meta-validation prefilter (a 2020-12 schema it says certainly conforms skips the
 //! meta-validator) against the meta-validator itself.
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::unwrap_used,

@@ -1,7 +1,8 @@
 //! The official JSON-Schema-Test-Suite's regex cases (tests/corpus/regex-suite/), natively: the
 //! same files run through the wasm build in tests/js/patterns.test.mjs, so the two builds give the
 //! same answers (patterns are matched by different engines in each: docs/DESIGN.md, "Patterns").
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(
     clippy::unwrap_used,

@@ -2,7 +2,8 @@
 //! clock through `drive`. `shape` pictures an instruction: `wait #2` asks for
 //! call 2 after a wait, `fix #3` sends a repair prompt as call 3,
 //! `done first-pass/1` and `degrade hard-fail/1` end the loop after 1 call.
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 // Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
 #![allow(
@@ -31,6 +32,7 @@ fn done_parts(i: &Instruction) -> (&serde_json::Value, &str, Source, &[Fix], u32
             fixes,
             attempts,
             cost_usd,
+            ..
         } => (
             value,
             text.as_str(),

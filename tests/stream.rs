@@ -4,7 +4,8 @@
 //! Scenarios first, each one rule; then property tests over random documents
 //! and random chunkings; then an ignored timing run (`cargo test --release
 //! --test stream -- --ignored --nocapture`).
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 // Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
 #![allow(

@@ -3,7 +3,8 @@
 //! covered by tests/repair_corpus.rs; here local repair is exercised only
 //! through a fenced reply, which every version of the scanner fixes with the
 //! single fix `code-fence`.
-
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
 // Test code may panic: the [lints.clippy] denials in Cargo.toml guard the library.
 #![allow(

@@ -5,6 +5,9 @@
 //   index.cjs, index.d.ts          "node" (require and import): the nodejs glue plus `heal`
 //   web/index.js, web/index.d.ts   "browser" / "default": the web glue plus `heal`
 //   workerd.js                     "workerd": initSync on the imported .wasm, plus `heal`
+//   lite/index.cjs, lite/web/index.js, lite/workerd.js (+ .d.ts)
+//                                  selfheal/lite: the same three entries around the glues built
+//                                  without JSON Schema validation, `heal` bound to their RepairLoop
 //   heal.cjs, heal.d.cts           heal.mjs (tsc's output of heal.mts) for require()
 //   standard.mjs, standard.d.mts   selfheal/standard: Standard Schema v1 (js/standard.mjs)
 //   otel.mjs, otel.d.mts           selfheal/otel: spans for model calls (js/otel.mjs)
@@ -19,7 +22,7 @@
 //
 // None of these imports `ai`, `@opentelemetry/api` or a schema library: those are optional peer
 // dependencies, so the core package installs and runs without them.
-import { copyFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,28 +35,39 @@ if (!stage) {
 
 // ---------- the entries: each glue's exports plus `heal` bound to its RepairLoop ----------
 // (heal.mjs and heal.d.mts are already in the stage: tsc compiled js/package/heal.mts there.)
-copyFileSync(join(JS, "workerd.js"), join(stage, "workerd.js"));
 copyFileSync(join(stage, "heal.d.mts"), join(stage, "heal.d.cts")); // the same types for require()
 const healType = (from) => `import type { Heal } from "${from}";
 /** The host loop (selfheal/heal) bound to this entry's RepairLoop. */
 export declare const heal: Heal;
 `;
-writeFileSync(join(stage, "index.cjs"), `"use strict";
-// selfheal for Node, require and import alike: the wasm-bindgen glue's exports plus \`heal\`.
+/**
+ * The node, web and workerd entries of one build whose glues are in `dir` (the package root, or
+ * lite/); `up` and `webUp` lead from `dir` and `dir`/web back to the root, where heal.mjs and
+ * heal.cjs are shared.
+ */
+function entries(dir, up, webUp, name) {
+  const out = join(stage, dir);
+  writeFileSync(join(out, "workerd.js"), readFileSync(join(JS, "workerd.js"), "utf8")
+    .replace('from "./heal.mjs"', `from "${up}heal.mjs"`));
+  writeFileSync(join(out, "index.cjs"), `"use strict";
+// ${name} for Node, require and import alike: the wasm-bindgen glue's exports plus \`heal\`.
 module.exports = require("./selfheal.js");
-module.exports.heal = require("./heal.cjs").createHeal(module.exports.RepairLoop);
+module.exports.heal = require("${up}heal.cjs").createHeal(module.exports.RepairLoop);
 `);
-writeFileSync(join(stage, "index.d.ts"), `export * from "./selfheal.js";\n${healType("./heal.cjs")}`);
-writeFileSync(join(stage, "web", "index.js"), `// selfheal for browsers and bundlers: the web glue's exports plus \`heal\` (call init() first).
+  writeFileSync(join(out, "index.d.ts"), `export * from "./selfheal.js";\n${healType(`${up}heal.cjs`)}`);
+  writeFileSync(join(out, "web", "index.js"), `// ${name} for browsers and bundlers: the web glue's exports plus \`heal\` (call init() first).
 export * from "./selfheal.js";
 export { default } from "./selfheal.js";
 import { RepairLoop } from "./selfheal.js";
-import { createHeal } from "../heal.mjs";
+import { createHeal } from "${webUp}heal.mjs";
 export const heal = createHeal(RepairLoop);
 `);
-writeFileSync(join(stage, "web", "index.d.ts"), `export * from "./selfheal.js";
+  writeFileSync(join(out, "web", "index.d.ts"), `export * from "./selfheal.js";
 export { default } from "./selfheal.js";
-${healType("../heal.mjs")}`);
+${healType(`${webUp}heal.mjs`)}`);
+}
+entries(".", "./", "../", "selfheal");
+entries("lite", "../", "../../", "selfheal/lite (no JSON Schema validation)");
 
 // ---------- selfheal/standard, selfheal/otel, selfheal/ai ----------
 for (const file of ["standard.mjs", "standard.d.mts", "otel.mjs", "otel.d.mts"]) copyFileSync(join(JS, file), join(stage, file));

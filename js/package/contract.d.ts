@@ -64,7 +64,10 @@ export type Fix =
   | "string-encoded-json" | "unquoted-string" | "coerce-number" | "coerce-boolean"
   | "coerce-enum" | "coerce-array" | "coerce-object" | "coerce-null";
 export type Parsed =
-  | { ok: true; value: unknown; fixes: Fix[] }
+  | { ok: true; value: unknown; fixes: Fix[];
+      /** selfheal/lite only, with a schema: false, the value was checked for syntax only
+       *  (that build has no JSON Schema validator). Absent from the full build. */
+      validated?: false }
   | { ok: false; report: FailureReport };
 export interface ParseOptions {
   localRepair?: boolean;
@@ -85,14 +88,17 @@ export function repairJson(text: string): { text: string; fixes: Fix[] } | null;
 export class Schema {
   free(): void;
   [Symbol.dispose](): void;
-  /** Throws TypeError on an invalid schema, saying where. Compiled schemas are cached by text. */
+  /** Throws TypeError on an invalid schema, saying where. Compiled schemas are cached by text.
+   *  selfheal/lite refuses only a schema that is not JSON, an object or a boolean: it has no
+   *  JSON Schema compiler, so it neither checks the schema further nor asserts `format`. */
   constructor(schema: object | boolean | string, options?: SchemaOptions);
   /** The schema's canonical JSON text. */
   readonly text: string;
   /** Internal: how RepairLoop, parseStructured and buildRepairPrompt find a compiled schema. */
   readonly __selfhealSchemaId: number;
   parse(raw: string, options?: ParseOptions): Parsed;
-  /** null = valid. */
+  /** null = valid. selfheal/lite (no JSON Schema validator) throws an Error instead of
+   *  answering without having looked. */
   validate(value: unknown): FailureReport | null;
 }
 export function parseStructured(schema: object | boolean | string | Schema, raw: string,
@@ -180,7 +186,11 @@ export type Instruction =
   /** Use value. Provisional: one rejected/invalid outcome may still follow. */
   | { type: "done"; value: unknown; text: string;
       source: "first-pass" | "locally-repaired" | "repaired"; fixes: Fix[];
-      attempts: number; costUsd: number }
+      attempts: number; costUsd: number;
+      /** selfheal/lite only, when the loop has a schema: false, the value was checked for
+       *  syntax only (validate it yourself, or through heal with a Standard Schema, and feed a
+       *  refusal as a rejected outcome). Absent from the full build. */
+      validated?: false }
   /** Stop calling the model; use fallback. Final. */
   | { type: "degrade"; reason: StopReason; detail: string; fallback: FallbackPlan | null;
       report: FailureReport | null; classified: Classified | null;

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::classify::{Classified, ErrorInfo};
 use crate::prompt::Prompt;
-use crate::structured::{FailureReport, Fix};
+use crate::structured::{FailureReport, False, Fix};
 use crate::toolkit::Usage;
 
 use super::FallbackPlan;
@@ -106,6 +106,10 @@ pub enum Instruction {
         fixes: Vec<Fix>,
         attempts: u32,
         cost_usd: f64,
+        /// `Some(False)` when the loop has a schema this build does not validate
+        /// (selfheal/lite): the value was checked for syntax only. Absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        validated: Option<False>,
     },
     /// Stop calling the model; go to `fallback` (if any). Final.
     Degrade {

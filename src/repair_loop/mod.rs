@@ -243,6 +243,7 @@ impl RepairLoop {
                 value,
                 fixes,
                 text: accepted,
+                validated,
                 ..
             } => {
                 if let Some(b) = breaker {
@@ -263,6 +264,7 @@ impl RepairLoop {
                     fixes,
                     attempts: self.state.calls(),
                     cost_usd: self.state.cost_usd,
+                    validated,
                 }
             }
             Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),

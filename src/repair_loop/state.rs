@@ -351,6 +351,7 @@ fn set_value(instruction: Instruction, value: impl FnOnce(&str) -> Value) -> Ins
             fixes,
             attempts,
             cost_usd,
+            validated,
         } => Instruction::Done {
             value: value(&text),
             text,
@@ -358,6 +359,7 @@ fn set_value(instruction: Instruction, value: impl FnOnce(&str) -> Value) -> Ins
             fixes,
             attempts,
             cost_usd,
+            validated,
         },
         other => other,
     }

@@ -113,6 +113,10 @@ pub enum Parsed {
         fixes: Vec<Fix>,
         #[serde(skip)]
         text: String,
+        /// `Some(False)` when a schema was given and this build does not validate
+        /// (selfheal/lite): the value was checked for syntax only. Absent otherwise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        validated: Option<False>,
     },
     Err {
         ok: False,
@@ -158,6 +162,7 @@ impl Parsed {
             value,
             fixes,
             text,
+            validated: None,
         }
     }
 
@@ -291,8 +296,19 @@ pub fn too_long_report(chars: usize, max: usize) -> FailureReport {
     )
 }
 
-/// Parse one reply against an optional schema (SPEC section 4).
+/// Parse one reply against an optional schema (SPEC section 4). A value accepted against a
+/// schema this build does not validate (selfheal/lite) says `validated: false`.
 pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions) -> Parsed {
+    let mut parsed = parse_checked(raw, schema, options);
+    if let Parsed::Ok { validated, .. } = &mut parsed {
+        if schema.is_some_and(|s| !s.validates()) {
+            *validated = Some(False);
+        }
+    }
+    parsed
+}
+
+fn parse_checked(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions) -> Parsed {
     if let Some(chars) = reply_too_long(raw, options.max_reply_chars) {
         return Parsed::err(too_long_report(chars, options.max_reply_chars));
     }

@@ -11,10 +11,9 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{
-    FailureIssue, FailureKind, FailureReport, MAX_ISSUES, MAX_MESSAGE_CHARS, MAX_PATH_CHARS,
-};
-use crate::text::one_line;
+use super::{FailureIssue, FailureKind, FailureReport, MAX_ISSUES};
+
+pub(crate) mod engine;
 
 /// How a schema is compiled: `new Schema(schema, { formats, resources })` (SPEC section 9).
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +59,7 @@ pub struct CompiledSchema {
     value: Value,
     /// Canonical compact text (sorted keys): the cache key and the form kept in `toJSON`.
     canonical: String,
-    validator: jsonschema::Validator,
+    validator: engine::Validator,
     /// The documents registered for `$ref` (read again by bare-word and coercion checks).
     resources: Vec<(String, Value)>,
     /// How many subschemas are evaluated for one value at most (see `work`).
@@ -75,13 +74,14 @@ pub struct CompiledSchema {
 /// The one call into jsonschema: `validator_for`, which is not generic, so jsonschema's
 /// compiler exists once in the wasm (calling the generic `jsonschema::options()…build()` from
 /// here instantiated it a second time: +880 KB raw, +290 KB gzip). Options travel inside the
-/// document (`schema_doc.rs`).
-fn compile(value: &Value, options: &SchemaOptions) -> Result<jsonschema::Validator, SchemaError> {
+/// document (`schema_doc.rs`). Without a validator (selfheal/lite) nothing is compiled.
+fn compile(value: &Value, options: &SchemaOptions) -> Result<engine::Validator, SchemaError> {
+    if !engine::VALIDATES {
+        return engine::compile(value).map_err(|(path, message)| SchemaError { path, message });
+    }
     let rewritten = super::schema_doc::document(value, options);
     let document = rewritten.as_ref().unwrap_or(value);
-    jsonschema::validator_for(document).map_err(|e| {
-        let path = e.instance_path().as_str().to_string();
-        let message = e.to_string();
+    engine::compile(document).map_err(|(path, message)| {
         // A problem inside an embedded resource names the resource, not where it was put.
         match resource_at(&path, options) {
             Some((uri, rest)) => SchemaError {
@@ -151,8 +151,16 @@ impl CompiledSchema {
         }
         let validator = compile(&value, &options)?;
         // Refuse a schema whose validation of one value explodes (issue 10): jsonschema
-        // cannot be stopped once it runs.
-        let work = super::work::analyse(&value)?;
+        // cannot be stopped once it runs. Without a validator nothing runs: no limit.
+        let work = if engine::VALIDATES {
+            super::work::analyse(&value)?
+        } else {
+            super::work::Work {
+                evaluations_per_value: 1,
+                errors_per_value: 1,
+                first_error_is_cheap: true,
+            }
+        };
         let canonical = sorted_compact(&value);
         Ok(CompiledSchema {
             value,
@@ -168,6 +176,13 @@ impl CompiledSchema {
 
     pub fn value(&self) -> &Value {
         &self.value
+    }
+
+    /// Whether values are checked against this schema: false in a build without the
+    /// `validate` feature (selfheal/lite), where every value passes [`validate`](Self::validate)
+    /// and parse results and `done` instructions say `validated: false`.
+    pub fn validates(&self) -> bool {
+        engine::VALIDATES
     }
 
     /// The schema document and its resources, for reading subschemas by path.
@@ -216,7 +231,7 @@ impl CompiledSchema {
         let per_error = shape.longest_path.saturating_add(ERROR_OVERHEAD_BYTES);
         let errors = shape.values.saturating_mul(self.errors_per_value);
         let issues = if errors.saturating_mul(per_error) <= ERROR_BUDGET_BYTES {
-            capped_issues(self.validator.iter_errors(instance))
+            capped_issues(self.validator.issues(instance))
         } else {
             self.first_issue_only(instance, &shape)
         };
@@ -253,9 +268,7 @@ impl CompiledSchema {
     fn first_issue_only(&self, instance: &Value, shape: &Shape) -> Vec<FailureIssue> {
         let mut issues = Vec::new();
         if self.first_error_is_cheap {
-            if let Err(e) = self.validator.validate(instance) {
-                issues.push(issue(&e));
-            }
+            issues.extend(self.validator.first_issue(instance));
         }
         issues.push(FailureIssue {
             kind: FailureKind::Schema,
@@ -276,26 +289,13 @@ impl CompiledSchema {
     }
 }
 
-/// A schema issue as the report holds it: path and message on one line, clipped.
-fn issue(e: &jsonschema::ValidationError<'_>) -> FailureIssue {
-    FailureIssue {
-        kind: FailureKind::Schema,
-        path: one_line(e.instance_path().as_str(), MAX_PATH_CHARS),
-        // jsonschema quotes the whole failing value; a long reply would make one
-        // issue (and the repair prompt quoting it) as long as the reply itself.
-        message: one_line(&e.to_string(), MAX_MESSAGE_CHARS),
-    }
-}
-
 /// The first [`MAX_ISSUES`] errors, then one issue counting the rest.
-fn capped_issues<'i>(
-    errors: impl Iterator<Item = jsonschema::ValidationError<'i>>,
-) -> Vec<FailureIssue> {
+fn capped_issues(errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureIssue> {
     let mut issues = Vec::new();
     let mut more = 0usize;
     for e in errors {
         if issues.len() < MAX_ISSUES {
-            issues.push(issue(&e));
+            issues.push(e);
         } else {
             more += 1;
         }

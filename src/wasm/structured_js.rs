@@ -303,6 +303,10 @@ impl JsSchema {
     }
 
     pub fn validate(&self, value: JsValue) -> Result<JsValue, JsValue> {
+        if !self.compiled.validates() {
+            // selfheal/lite: `null` would say "valid" without having looked (docs/DESIGN.md).
+            return Err(js_sys::Error::new(LITE_VALIDATE).into());
+        }
         let text = read::json_text(&value, "value")?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .or_else(|e| type_err("value", format!("could not be read as JSON: {e}")))?;
@@ -312,6 +316,12 @@ impl JsSchema {
         }
     }
 }
+
+/// `Schema.validate` in a build without a validator (selfheal/lite).
+const LITE_VALIDATE: &str = "selfheal/lite does not validate JSON Schema: Schema.validate is \
+    only in the full build (import \"selfheal\"). Check the value with your own validator (a \
+    Standard Schema through heal does) and feed a refusal to the loop as { kind: \"rejected\", \
+    reason }";
 
 #[wasm_bindgen(js_name = parseStructured, skip_typescript)]
 pub fn parse_structured(
@@ -363,7 +373,13 @@ fn parsed_to_js(
     raw: &str,
     parsed: &structured::Parsed,
 ) -> Result<JsValue, JsValue> {
-    let structured::Parsed::Ok { fixes, text, .. } = parsed else {
+    let structured::Parsed::Ok {
+        fixes,
+        text,
+        validated,
+        ..
+    } = parsed
+    else {
         return to_js_json(parsed);
     };
     let value = if fixes.is_empty() && text == raw && !raw.contains('\u{FFFD}') {
@@ -375,7 +391,12 @@ fn parsed_to_js(
     let Ok(value) = value else {
         return to_js_json(parsed);
     };
-    Ok(super::parsed_ok_to_js(&value, fixes))
+    let ok = super::parsed_ok_to_js(&value, fixes);
+    // selfheal/lite: checked for syntax only (the JSON path writes the same key last).
+    if validated.is_some() {
+        js_sys::Reflect::set(&ok, &super::read::interned("validated"), &JsValue::FALSE)?;
+    }
+    Ok(ok)
 }
 
 #[wasm_bindgen(js_name = repairJson, skip_typescript)]

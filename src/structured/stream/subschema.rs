@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Number, Value};
 
+use crate::structured::schema::engine;
 use crate::structured::CompiledSchema;
 
 pub(super) type NodeId = u32;
@@ -84,7 +85,7 @@ impl Node {
 #[derive(Debug)]
 pub(super) struct Lazy {
     schema: Value,
-    validator: OnceLock<Option<jsonschema::Validator>>,
+    validator: OnceLock<Option<engine::Validator>>,
 }
 
 impl Lazy {
@@ -96,7 +97,7 @@ impl Lazy {
     /// `Some(valid)`, or `None` when the keyword could not be compiled alone.
     pub(super) fn is_valid(&self, instance: &Value) -> Option<bool> {
         self.validator
-            .get_or_init(|| jsonschema::validator_for(&self.schema).ok())
+            .get_or_init(|| engine::keyword(&self.schema))
             .as_ref()
             .map(|v| v.is_valid(instance))
     }
@@ -114,7 +115,15 @@ pub struct StreamSchema {
 
 impl StreamSchema {
     pub fn new(compiled: Arc<CompiledSchema>) -> StreamSchema {
-        let (nodes, lazy) = Table::build(compiled.value());
+        // Without a validator (selfheal/lite) a stream checks syntax only, as the final parse
+        // does: its table is the one of the schema `true`.
+        static ANY: Value = Value::Bool(true);
+        let root = if compiled.validates() {
+            compiled.value()
+        } else {
+            &ANY
+        };
+        let (nodes, lazy) = Table::build(root);
         StreamSchema {
             compiled,
             nodes,

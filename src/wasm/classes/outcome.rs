@@ -158,6 +158,7 @@ pub(crate) fn instruction_to_js(
             fixes,
             attempts,
             cost_usd,
+            validated,
         },
         Some(reply_js),
     ) = (instruction, reply_js)
@@ -172,7 +173,11 @@ pub(crate) fn instruction_to_js(
     let Ok(value) = json_parse_js(reply_js) else {
         return to_js_json(instruction);
     };
-    Ok(crate::wasm::done_to_js(
-        &value, reply_js, *source, fixes, *attempts, *cost_usd,
-    ))
+    let done = crate::wasm::done_to_js(&value, reply_js, *source, fixes, *attempts, *cost_usd);
+    // selfheal/lite: the value was not validated against the loop's schema (the JSON path
+    // writes the same key last). Setting a data property on our own fresh object cannot throw.
+    if validated.is_some() {
+        js_sys::Reflect::set(&done, &read::interned("validated"), &JsValue::FALSE)?;
+    }
+    Ok(done)
 }

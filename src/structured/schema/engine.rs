@@ -1,0 +1,105 @@
+//! The JSON Schema validator, the one place the build's `validate` feature decides.
+//!
+//! With `validate` (the default build, the package's main entry) it is `jsonschema`, called
+//! through its one non-generic entry `validator_for` (see `compile` in `schema.rs`). Without it
+//! (selfheal/lite, `--no-default-features`) there is no validator: every schema "compiles" (the
+//! caller still refuses a document that is not an object or a boolean), every value passes, and
+//! [`VALIDATES`] is false, which the parse result and the loop's `done` report as
+//! `validated: false` instead of pretending (docs/DESIGN.md, "selfheal/lite").
+
+use serde_json::Value;
+
+/// Whether this build checks values against their schemas.
+pub const VALIDATES: bool = cfg!(feature = "validate");
+
+#[cfg(feature = "validate")]
+mod imp {
+    use serde_json::Value;
+
+    use crate::structured::{FailureIssue, FailureKind, MAX_MESSAGE_CHARS, MAX_PATH_CHARS};
+    use crate::text::one_line;
+
+    #[derive(Debug)]
+    pub struct Validator(jsonschema::Validator);
+
+    /// Compile, or the JSON Pointer into the document and the message of why not.
+    pub fn compile(document: &Value) -> Result<Validator, (String, String)> {
+        jsonschema::validator_for(document)
+            .map(Validator)
+            .map_err(|e| (e.instance_path().as_str().to_string(), e.to_string()))
+    }
+
+    impl Validator {
+        pub fn is_valid(&self, instance: &Value) -> bool {
+            self.0.is_valid(instance)
+        }
+
+        /// Every error of `instance`, as report issues (collected by jsonschema in full first).
+        pub fn issues<'i>(
+            &'i self,
+            instance: &'i Value,
+        ) -> impl Iterator<Item = FailureIssue> + 'i {
+            self.0.iter_errors(instance).map(|e| issue(&e))
+        }
+
+        /// The first error only (cheap where the schema builds no nested error lists).
+        pub fn first_issue(&self, instance: &Value) -> Option<FailureIssue> {
+            self.0.validate(instance).err().map(|e| issue(&e))
+        }
+    }
+
+    /// A schema issue as the report holds it: path and message on one line, clipped.
+    fn issue(e: &jsonschema::ValidationError<'_>) -> FailureIssue {
+        FailureIssue {
+            kind: FailureKind::Schema,
+            path: one_line(e.instance_path().as_str(), MAX_PATH_CHARS),
+            // jsonschema quotes the whole failing value; a long reply would make one
+            // issue (and the repair prompt quoting it) as long as the reply itself.
+            message: one_line(&e.to_string(), MAX_MESSAGE_CHARS),
+        }
+    }
+}
+
+#[cfg(not(feature = "validate"))]
+mod imp {
+    use serde_json::Value;
+
+    use crate::structured::FailureIssue;
+
+    /// No validator in this build: every value passes (and [`super::VALIDATES`] says so).
+    #[derive(Debug)]
+    pub struct Validator;
+
+    pub fn compile(_document: &Value) -> Result<Validator, (String, String)> {
+        Ok(Validator)
+    }
+
+    impl Validator {
+        pub fn is_valid(&self, _instance: &Value) -> bool {
+            true
+        }
+
+        pub fn issues<'i>(
+            &'i self,
+            _instance: &'i Value,
+        ) -> impl Iterator<Item = FailureIssue> + 'i {
+            std::iter::empty()
+        }
+
+        pub fn first_issue(&self, _instance: &Value) -> Option<FailureIssue> {
+            None
+        }
+    }
+}
+
+pub use imp::{compile, Validator};
+
+/// A one-keyword schema for the stream's checks (`pattern`, `multipleOf`), compiled alone:
+/// `None` when it does not compile, and always `None` without a validator.
+pub fn keyword(schema: &Value) -> Option<Validator> {
+    if VALIDATES {
+        compile(schema).ok()
+    } else {
+        None
+    }
+}
