@@ -13,7 +13,7 @@
 mod common;
 
 use common::*;
-use selfheal::{Instruction, OptionError, Outcome, RepairLoop, SchemaCache, Snapshot, Source};
+use selfheal::{Instruction, OptionError, Outcome, RepairLoop, SchemaCache, Snapshot};
 use serde_json::{json, Value};
 
 fn snapshot_of(l: &RepairLoop) -> Value {
@@ -170,7 +170,7 @@ fn a_loop_saved_by_0_1_mid_repair_resumes_and_finishes() {
     else {
         panic!("not done: {fin:?}");
     };
-    assert_eq!((source, attempts), (Source::Repaired, 3));
+    assert_eq!((source, attempts), (selfheal::Source::Repaired, 3));
     let report = resumed.report();
     assert_eq!((report.calls, report.repaired), (3, 1));
     assert_eq!(
