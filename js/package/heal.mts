@@ -50,6 +50,8 @@
 // * `onStep(outcome, instruction)` (optional) sees every step, in order. For an
 //   abort, `outcome` is `{ kind: "aborted", reason }` (never fed to `next`).
 // * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`.
+// * `now` and `sleep` (optional) replace the clock and the backoff waits (a virtual clock in
+//   tests and simulations); a deadline still cuts a call in flight by a real timer.
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
 //   instruction returned is a plain object and stays valid.
 
@@ -90,6 +92,10 @@ export interface HealOptions extends LoopOptions {
   onStep?: (outcome: Outcome | { kind: "aborted"; reason: string }, instruction: Instruction) => void;
   check?: (value: unknown, context: { signal?: Signal }) => Verdict | null | Promise<Verdict | null>;
   breaker?: CircuitBreaker;
+  /** The clock the loop reads (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+  /** Waits out a `wait-for-backoff`; default a real timer that ends early when `signal` aborts. */
+  sleep?: (ms: number, signal?: Signal) => Promise<void>;
 }
 export interface RepairLoopClass {
   new (options: LoopOptions, breaker?: CircuitBreaker): {
@@ -105,7 +111,7 @@ type Loop = InstanceType<RepairLoopClass>;
 type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
 type CallContext = { attempt: number; instruction: Instruction | null };
 
-const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "RepairLoop"]);
+const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "RepairLoop", "now", "sleep"]);
 
 /** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
 export function createHeal(RepairLoop: RepairLoopClass): Heal {
@@ -130,7 +136,8 @@ export async function heal(callModel: CallModel, options: HealOptions & { Repair
 async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, options: HealOptions): Promise<Final> {
   if (typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
   if (options === null || typeof options !== "object") throw new TypeError("heal: options must be an object");
-  const { signal, onStep, check, breaker } = options;
+  const { signal, onStep, check, breaker, now = Date.now } = options;
+  const wait = options.sleep ? hostSleep(options.sleep) : sleep;
   if (signal !== undefined && signal !== null && typeof signal.aborted !== "boolean") {
     throw new TypeError("heal: options.signal must be an AbortSignal");
   }
@@ -144,12 +151,12 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
   const deadlineMs = typeof deadline === "number" ? deadline : null;
   let startedAt: number | null = null; // when the loop's clock started: its first next()
   const next = (outcome: Outcome): Instruction => {
-    startedAt ??= Date.now();
-    return loop.next(outcome);
+    startedAt ??= now();
+    return loop.next(outcome, now());
   };
   const aborted = (): Final => {
     const reason = abortReason(signal);
-    const step = loop.abort(reason);
+    const step = loop.abort(reason, now());
     onStep?.({ kind: "aborted", reason }, step);
     return step as Final;
   };
@@ -160,7 +167,7 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
     for (;;) {
       if (signal?.aborted) return aborted();
       const until = startedAt !== null && deadlineMs !== null ? startedAt + deadlineMs : null;
-      const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
+      const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until === null ? null : until - now(), deadlineMs);
       if (call.kind === "aborted" || signal?.aborted) return aborted();
       const outcome: Outcome = call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: call.error };
       let step = next(outcome);
@@ -180,7 +187,7 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
         case "degrade":
           return step;
         case "wait-for-backoff":
-          if (!(await sleep(step.delayMs, signal))) return aborted();
+          if (!(await wait(step.delayMs, signal))) return aborted();
           break;
         case "send-repair-prompt":
           break;
@@ -198,7 +205,7 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
 
 /**
  * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }.
- * Ends as soon as `signal` aborts, or at `until` (ms since the epoch) with a TimeoutError,
+ * Ends as soon as `signal` aborts, or after `left` ms (if not null) with a TimeoutError,
  * whether or not callModel honours its signal (a late result is dropped).
  */
 function callBefore(
@@ -206,7 +213,7 @@ function callBefore(
   request: Prompt,
   context: CallContext,
   signal: AbortSignal | undefined,
-  until: number | null,
+  left: number | null,
   deadlineMs: number | null,
 ): Promise<Settled> {
   return new Promise((resolve) => {
@@ -225,14 +232,14 @@ function callBefore(
     };
     if (signal?.aborted) return finish({ kind: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
-    if (until !== null) {
+    if (left !== null) {
       const controller = new AbortController();
       own = controller;
       timer = setTimeout(() => {
         const error = deadlineError(deadlineMs);
         controller.abort(error);
         finish({ kind: "error", error });
-      }, Math.max(0, until - Date.now()));
+      }, Math.max(0, left));
     }
     let pending: Promise<unknown>;
     try {
@@ -298,6 +305,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
     signal?.addEventListener("abort", onAbort, { once: true });
     timer = setTimeout(tick, ms);
   });
+}
+
+/** `options.sleep` as heal waits: true once it resolves, false if `signal` aborted meanwhile. */
+function hostSleep(sleep: NonNullable<HealOptions["sleep"]>) {
+  return (ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
+    sleep(ms, signal).then(() => !signal?.aborted, (error: unknown) => {
+      if (signal?.aborted) return false;
+      throw error;
+    });
 }
 
 // ---------- callModel adapters for the official SDKs ----------
