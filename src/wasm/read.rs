@@ -89,44 +89,33 @@ impl Hasher for Fnv1a {
     }
 }
 
-/// `Reflect.get(obj, key)` with the name from [`KEYS`]. The shared borrow may be held while a
-/// getter runs; a re-entrant read still gets its name (shared borrows nest) and only skips
-/// caching a new one.
-fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+/// `f` on `s` as a JS string from [`KEYS`] (made and kept on a miss). The shared borrow is held
+/// while `f` runs (a getter, for [`reflect_get`]): a re-entrant call still gets its name (shared
+/// borrows nest) and only skips caching a new one.
+fn with_interned<T>(s: &str, f: impl FnOnce(&JsValue) -> T) -> T {
     KEYS.with(|cell| {
-        if let Ok(keys) = cell.try_borrow() {
-            if let Some(k) = keys.get(key) {
-                return Reflect::get(obj, k);
-            }
+        if let Some(k) = cell.try_borrow().ok().as_ref().and_then(|keys| keys.get(s)) {
+            return f(k);
         }
-        let k = JsValue::from_str(key);
-        let got = Reflect::get(obj, &k);
+        let k = JsValue::from_str(s);
+        let out = f(&k);
         if let Ok(mut keys) = cell.try_borrow_mut() {
             if keys.len() < MAX_KEYS {
-                keys.insert(key.into(), k);
+                keys.insert(s.into(), k);
             }
         }
-        got
+        out
     })
+}
+
+fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    with_interned(key, |k| Reflect::get(obj, k))
 }
 
 /// `s` as a JS string, made once per distinct `s` (the [`KEYS`] cache): for the fixed words
 /// of outputs (classes, causes, signals), which would otherwise be decoded on every call.
 pub fn interned(s: &str) -> JsValue {
-    KEYS.with(|cell| {
-        if let Ok(keys) = cell.try_borrow() {
-            if let Some(k) = keys.get(s) {
-                return k.clone();
-            }
-        }
-        let k = JsValue::from_str(s);
-        if let Ok(mut keys) = cell.try_borrow_mut() {
-            if keys.len() < MAX_KEYS {
-                keys.insert(s.into(), k.clone());
-            }
-        }
-        k
-    })
+    with_interned(s, JsValue::clone)
 }
 
 /// `obj[key]`, or `undefined` for anything that throws or is not an object.
@@ -212,13 +201,6 @@ pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
 
 pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {
     optional(obj, key, parent, string_value)
-}
-
-pub fn req_string(obj: &JsValue, key: &str, parent: &str) -> Read<String> {
-    match opt_string(obj, key, parent)? {
-        Some(s) => Ok(s),
-        None => type_err(&path(parent, key), "is required and must be a string"),
-    }
 }
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
@@ -325,37 +307,11 @@ extern "C" {
 }
 
 /// A string or a finite number, as js/snippets/gather.js keeps them.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
 enum Scalar {
     Text(String),
     Number(f64),
-}
-
-impl<'de> serde::Deserialize<'de> for Scalar {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Scalar;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string or a number")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
-                Ok(Scalar::Text(v.to_string()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
-                Ok(Scalar::Text(v))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v as f64))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v as f64))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 impl Scalar {
@@ -472,8 +428,17 @@ struct Start {
     cost_usd: f64,
     #[serde(default)]
     error: Gathered,
-    #[serde(default)]
-    kind: String,
+    kind: Option<OutcomeKind>,
+}
+
+/// `outcome.kind`, by its serde names.
+#[derive(Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeKind {
+    Reply,
+    Error,
+    Rejected,
+    Invalid,
 }
 
 #[derive(serde::Deserialize)]
@@ -489,7 +454,7 @@ pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),
     /// "reply", "rejected" or "invalid": the kind, read once; the rest is read field by field.
-    Kind(String),
+    Kind(OutcomeKind),
     /// Anything else: read it all field by field (with its errors for bad fields).
     Unread,
 }
@@ -507,14 +472,10 @@ pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
         }) => OutcomeStart::Error(error.into(), cost_usd),
         Some(Start {
             tag: StartTag::Kind,
-            kind,
+            kind: Some(kind),
             ..
         }) => OutcomeStart::Kind(kind),
-        Some(Start {
-            tag: StartTag::Fields,
-            ..
-        })
-        | None => OutcomeStart::Unread,
+        _ => OutcomeStart::Unread,
     }
 }
 

@@ -35,8 +35,8 @@ pub(crate) fn reported_error(v: &JsValue) -> Result<Option<String>, JsValue> {
     Ok(describe_error(&read::field(v, "error", "result.error")?))
 }
 
-/// One line describing whatever a tool threw or returned as its error: the
-/// name, status, code and message that `classify` reads, else `String(error)`.
+/// One line describing whatever a tool threw or returned as its error: its
+/// [`ErrorInfo::summary`](crate::classify::ErrorInfo::summary), else `String(error)`.
 fn describe_error(v: &JsValue) -> Option<String> {
     if read::is_nullish(v) {
         return None;
@@ -45,33 +45,7 @@ fn describe_error(v: &JsValue) -> Option<String> {
     let out = if let Some(s) = v.as_string() {
         s
     } else if read::is_object(v) {
-        let info = read::error_info(v);
-        let mut tags = Vec::new();
-        if let Some(status) = info.status {
-            tags.push(format!("status {status}"));
-        }
-        // Numeric codes (DOMException.code, errno) say less than the name beside them.
-        if let Some(code) = info
-            .codes
-            .iter()
-            .find(|c| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
-        {
-            tags.push(code.clone());
-        }
-        let mut parts = Vec::new();
-        if let Some(name) = info.name.filter(|n| !n.is_empty()) {
-            parts.push(name);
-        }
-        if !tags.is_empty() {
-            parts.push(format!("({})", tags.join(", ")));
-        }
-        let mut out = parts.join(" ");
-        if let Some(msg) = info.messages.iter().find(|m| !m.is_empty()) {
-            if !out.is_empty() {
-                out.push_str(": ");
-            }
-            out.push_str(msg);
-        }
+        let out = read::error_info(v).summary();
         if out.is_empty() {
             string()
                 .filter(|s| !s.starts_with("[object "))
