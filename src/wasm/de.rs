@@ -403,7 +403,7 @@ impl<'c> JsDe<'c> {
             return Err(self.wrong_type("an array"));
         }
         self.enter()?;
-        let len = read::field_in(&self.value, "length", "")
+        let len = read::field(&self.value, "length", "")
             .map_err(|bad| Error::type_(bad.message))?
             .as_f64()
             .unwrap_or(0.0);
@@ -467,7 +467,7 @@ fn thrown(e: &JsValue) -> String {
 
 /// `obj[key]`, catching; a throw is an error at `key`.
 fn read_field(obj: &JsValue, key: &'static str) -> Result<JsValue, Error> {
-    read::field_in(obj, key, "")
+    read::field(obj, key, "")
         .map_err(|bad| Error::type_(bad.message).at(Seg::Key(Cow::Borrowed(key))))
 }
 

@@ -39,14 +39,6 @@ pub fn type_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
     })
 }
 
-pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
-    Err(Bad {
-        field: field.to_string(),
-        message: message.into(),
-        is_range: true,
-    })
-}
-
 pub fn is_object(v: &JsValue) -> bool {
     v.is_object() || v.is_function()
 }
@@ -126,64 +118,26 @@ pub fn get(obj: &JsValue, key: &str) -> JsValue {
     reflect_get(obj, key).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// `obj[key]` for options: a throwing getter is a `TypeError` naming the field.
-pub fn field(obj: &JsValue, key: &str, path: &str) -> Read<JsValue> {
+/// `obj[key]` for arguments: a throwing getter is a `TypeError` naming `parent.key`, a path
+/// made only for the error (most fields are absent, and formatting a path for each read of
+/// `new RepairLoop` cost more than the reads).
+pub fn field(obj: &JsValue, key: &str, parent: &str) -> Read<JsValue> {
     if !is_object(obj) {
         return Ok(JsValue::UNDEFINED);
     }
-    reflect_get(obj, key)
-        .or_else(|e| type_err(path, format!("could not be read: {}", describe_thrown(&e))))
+    reflect_get(obj, key).or_else(|e| {
+        let path = match parent {
+            "" => key.to_string(),
+            _ => format!("{parent}.{key}"),
+        };
+        type_err(&path, format!("could not be read: {}", describe_thrown(&e)))
+    })
 }
 
 fn describe_thrown(e: &JsValue) -> String {
     let msg = get(e, "message");
     msg.as_string()
         .unwrap_or_else(|| "the getter threw".to_string())
-}
-
-pub fn path(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.to_string()
-    } else {
-        format!("{parent}.{key}")
-    }
-}
-
-// ---------- typed option readers ----------
-
-/// [`field`] with the path `parent.key` made only for the error: most options are absent, and
-/// formatting a path for each of the ~20 reads of `new RepairLoop` cost more than the reads.
-pub fn field_in(obj: &JsValue, key: &str, parent: &str) -> Read<JsValue> {
-    if !is_object(obj) {
-        return Ok(JsValue::UNDEFINED);
-    }
-    reflect_get(obj, key).or_else(|e| {
-        type_err(
-            &path(parent, key),
-            format!("could not be read: {}", describe_thrown(&e)),
-        )
-    })
-}
-
-/// `obj[key]` converted by `convert`; `None` when absent or null.
-pub fn optional<T>(
-    obj: &JsValue,
-    key: &str,
-    parent: &str,
-    convert: impl FnOnce(&JsValue, &str) -> Read<T>,
-) -> Read<Option<T>> {
-    let v = field_in(obj, key, parent)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    convert(&v, &path(parent, key)).map(Some)
-}
-
-fn string_value(v: &JsValue, p: &str) -> Read<String> {
-    v.as_string().map_or_else(
-        || type_err(p, format!("must be a string, got {}", type_name(v))),
-        Ok,
-    )
 }
 
 /// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
@@ -197,10 +151,6 @@ pub fn js_string_length(v: &JsValue) -> Option<usize> {
 /// Shorter ones are copied and counted exactly.
 pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
     js_string_length(v).filter(|&units| units > max.saturating_mul(2))
-}
-
-pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {
-    optional(obj, key, parent, string_value)
 }
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
@@ -218,25 +168,7 @@ pub fn js_number(n: f64) -> String {
 
 /// `now`: absent means `Date.now()`.
 pub fn now_arg(v: &JsValue) -> Read<f64> {
-    if is_nullish(v) {
-        return Ok(js_sys::Date::now());
-    }
-    let Some(n) = v.as_f64() else {
-        return type_err(
-            "now",
-            format!(
-                "must be a number (ms since the epoch), got {}",
-                type_name(v)
-            ),
-        );
-    };
-    if !n.is_finite() {
-        return range_err(
-            "now",
-            format!("must be a finite number, got {}", js_number(n)),
-        );
-    }
-    Ok(n)
+    Ok(super::de::read::<Option<f64>>(v, "now")?.unwrap_or_else(js_sys::Date::now))
 }
 
 pub fn type_name(v: &JsValue) -> &'static str {
@@ -306,12 +238,37 @@ extern "C" {
     fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
 
-/// A string or a finite number, as js/snippets/gather.js keeps them.
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
+/// A string or a finite number, as js/snippets/gather.js keeps them. By hand, not `untagged`:
+/// that buffers each value and builds an error for every number it first tries as a string,
+/// on the path of every error outcome.
 enum Scalar {
     Text(String),
     Number(f64),
+}
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v as f64))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Number(v as f64))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl Scalar {

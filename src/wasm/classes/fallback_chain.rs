@@ -32,7 +32,7 @@ pub(crate) fn reported_ok(v: &JsValue) -> Result<bool, JsValue> {
 
 /// `result.error`, described as one line.
 pub(crate) fn reported_error(v: &JsValue) -> Result<Option<String>, JsValue> {
-    Ok(describe_error(&read::field(v, "error", "result.error")?))
+    Ok(describe_error(&read::field(v, "error", "result")?))
 }
 
 /// One line describing whatever a tool threw or returned as its error: its

@@ -17,7 +17,7 @@ fn ladder_result(v: &JsValue) -> Result<LadderResult, JsValue> {
             error: reported_error(v)?,
         });
     }
-    match de::from_js::<Option<String>>(&read::field(v, "text", "result.text")?, "result.text")? {
+    match de::from_js::<Option<String>>(&read::field(v, "text", "result")?, "result.text")? {
         Some(text) => Ok(LadderResult::ok(text)),
         None => Err(OptionError::type_("result.text", "is required and must be a string").into()),
     }

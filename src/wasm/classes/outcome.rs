@@ -66,7 +66,7 @@ pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Optio
     let outcome = match kind {
         OutcomeKind::Reply => return reply_arg(v, max_reply),
         OutcomeKind::Error => {
-            let error = read::field(v, "error", "outcome.error")?;
+            let error = read::field(v, "error", "outcome")?;
             let ErrorExtras { cost_usd } = de::read(v, "outcome")?;
             Outcome::Error {
                 error: read::error_info(&error),
@@ -85,7 +85,7 @@ pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Optio
 
 /// A `reply`: its text read once, as the text and the source of the `done` value.
 fn reply_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
-    let text_js = read::field(v, "text", "outcome.text")?;
+    let text_js = read::field(v, "text", "outcome")?;
     // Refused before it is copied into wasm memory (which never shrinks).
     if let Some(length) = read::certainly_longer(&text_js, max_reply) {
         let e: Extras = de::read(v, "outcome")?;
