@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, under_options, State};
+use super::{under_options, State};
 use crate::prompt::Locale;
 use crate::toolkit::{AgentBudget, AgentBudgetOptions, Usage};
 use crate::wasm::{de, to_js_plain};
@@ -72,19 +72,12 @@ impl JsAgentBudget {
     pub fn output_tokens(&self) -> Result<f64, JsValue> {
         self.inner.with(|b| b.output_tokens() as f64)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsAgentBudget, JsValue> {
-        let b = from_state(&state, "AgentBudget", |b: &AgentBudget| {
-            b.options().check().map_err(|e| e.under("options"))
-        })?;
-        Ok(JsAgentBudget {
-            inner: State::new(b),
-        })
-    }
 }
+
+super::state_json!(
+    JsAgentBudget,
+    "AgentBudget",
+    AgentBudget,
+    check: |b: &AgentBudget| b.options().check().map_err(|e| e.under("options")),
+    wrap: |b| JsAgentBudget { inner: State::new(b) }
+);

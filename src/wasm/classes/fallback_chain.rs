@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, under_options, State};
+use super::{under_options, State};
 use crate::toolkit::{ChainResult, FallbackChain, FallbackOptions};
 use crate::wasm::{de, read, to_js_json, to_js_plain};
 
@@ -108,20 +108,15 @@ impl JsFallbackChain {
         let failures = self.inner.with(|c| c.failures().to_vec())?;
         to_js_plain(&failures)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsFallbackChain, JsValue> {
-        let c = from_state(&state, "FallbackChain", |c: &FallbackChain| {
-            c.options().check().map_err(|e| e.under("options"))?;
-            c.check()
-        })?;
-        Ok(JsFallbackChain {
-            inner: State::new(c),
-        })
-    }
 }
+
+super::state_json!(
+    JsFallbackChain,
+    "FallbackChain",
+    FallbackChain,
+    check: |c: &FallbackChain| {
+        c.options().check().map_err(|e| e.under("options"))?;
+        c.check()
+    },
+    wrap: |c| JsFallbackChain { inner: State::new(c) }
+);

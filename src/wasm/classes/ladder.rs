@@ -3,7 +3,7 @@
 use wasm_bindgen::prelude::*;
 
 use super::fallback_chain::{reported_error, reported_ok};
-use super::{from_state, under_options, State};
+use super::{under_options, State};
 use crate::error::OptionError;
 use crate::toolkit::{DegradationLadder, LadderOptions, LadderResult};
 use crate::wasm::{de, read, to_js_plain};
@@ -52,19 +52,12 @@ impl JsDegradationLadder {
         let step = self.inner.with(|l| l.next(result))?;
         to_js_plain(&step)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsDegradationLadder, JsValue> {
-        let l = from_state(&state, "DegradationLadder", |l: &DegradationLadder| {
-            l.options().check().map_err(|e| e.under("options"))
-        })?;
-        Ok(JsDegradationLadder {
-            inner: State::new(l),
-        })
-    }
 }
+
+super::state_json!(
+    JsDegradationLadder,
+    "DegradationLadder",
+    DegradationLadder,
+    check: |l: &DegradationLadder| l.options().check().map_err(|e| e.under("options")),
+    wrap: |l| JsDegradationLadder { inner: State::new(l) }
+);
