@@ -32,12 +32,13 @@ struct ErrorExtras {
     cost_usd: Option<f64>,
 }
 
-/// The `kind` of an outcome read field by field; the `reason` of `rejected` and `invalid`.
+/// The `kind` of an outcome read field by field.
 #[derive(Deserialize)]
 struct Kind {
     kind: OutcomeKind,
 }
 
+/// The `reason` of `rejected` and `invalid`.
 #[derive(Deserialize)]
 struct Verdict {
     reason: String,
