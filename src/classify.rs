@@ -438,22 +438,16 @@ fn decide(e: &ErrorInfo) -> Classified {
     }
 
     // 7. Network codes.
+    let tables = [
+        (&TIMEOUT_CODES[..], Timeout, "network timeout"),
+        (&NETWORK_CODES[..], Network, "network error"),
+    ];
     for code in &e.codes {
-        if TIMEOUT_CODES.contains(&code.as_str()) {
-            return Classified::new(
-                Transient,
-                Timeout,
-                Signal::Code,
-                format!("network timeout ({code})"),
-            );
-        }
-        if NETWORK_CODES.contains(&code.as_str()) {
-            return Classified::new(
-                Transient,
-                Network,
-                Signal::Code,
-                format!("network error ({code})"),
-            );
+        for (codes, cause, what) in tables {
+            if codes.contains(&code.as_str()) {
+                let reason = format!("{what} ({code})");
+                return Classified::new(Transient, cause, Signal::Code, reason);
+            }
         }
     }
 

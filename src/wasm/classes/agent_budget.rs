@@ -2,9 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{under_options, State};
+use super::{construct, State};
 use crate::prompt::Locale;
-use crate::toolkit::{AgentBudget, AgentBudgetOptions, Usage};
+use crate::toolkit::{AgentBudget, Usage};
 use crate::wasm::{de, to_js_plain};
 
 #[wasm_bindgen(js_name = AgentBudget, skip_typescript)]
@@ -17,10 +17,8 @@ impl JsAgentBudget {
     /// `new AgentBudget({ maxInputTokens, maxOutputTokens, maxIterations? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsAgentBudget, JsValue> {
-        let options: AgentBudgetOptions = de::from_js(&options, "options")?;
-        let inner = AgentBudget::new(options).map_err(under_options)?;
         Ok(JsAgentBudget {
-            inner: State::new(inner),
+            inner: construct(&options, AgentBudget::new)?,
         })
     }
 

@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::{under_options, State};
-use crate::toolkit::{ChainResult, FallbackChain, FallbackOptions};
+use super::{construct, State};
+use crate::toolkit::{ChainResult, FallbackChain};
 use crate::wasm::{de, read, to_js_json, to_js_plain};
 
 /// Code points kept of an error description in a failure.
@@ -70,10 +70,8 @@ impl JsFallbackChain {
     /// `new FallbackChain({ primary, fallbacks, defaultValue?, timeoutMs, failureThreshold?, resetTimeoutMs? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsFallbackChain, JsValue> {
-        let options: FallbackOptions = de::from_js(&options, "options")?;
-        let inner = FallbackChain::new(options).map_err(under_options)?;
         Ok(JsFallbackChain {
-            inner: State::new(inner),
+            inner: construct(&options, FallbackChain::new)?,
         })
     }
 

@@ -3,9 +3,9 @@
 use wasm_bindgen::prelude::*;
 
 use super::fallback_chain::{reported_error, reported_ok};
-use super::{under_options, State};
+use super::{construct, State};
 use crate::error::OptionError;
-use crate::toolkit::{DegradationLadder, LadderOptions, LadderResult};
+use crate::toolkit::{DegradationLadder, LadderResult};
 use crate::wasm::{de, read, to_js_plain};
 
 /// `{ ok: true, text }` or `{ ok: false, error? }`.
@@ -33,10 +33,8 @@ impl JsDegradationLadder {
     /// `new DegradationLadder({ task, failedCapabilities, lightModel?, locale? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsDegradationLadder, JsValue> {
-        let options: LadderOptions = de::from_js(&options, "options")?;
-        let inner = DegradationLadder::new(options).map_err(under_options)?;
         Ok(JsDegradationLadder {
-            inner: State::new(inner),
+            inner: construct(&options, DegradationLadder::new)?,
         })
     }
 

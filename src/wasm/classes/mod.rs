@@ -52,6 +52,15 @@ impl<T: Serialize> State<T> {
     }
 }
 
+/// A constructor's state: `options` read by serde, then the core's `new` (errors under `options`).
+pub(crate) fn construct<O: DeserializeOwned, T>(
+    options: &JsValue,
+    new: impl FnOnce(O) -> Result<T, OptionError>,
+) -> Result<State<T>, JsValue> {
+    let options: O = de::from_js(options, "options")?;
+    Ok(State::new(new(options).map_err(under_options)?))
+}
+
 /// `options` of a constructor whose options may be left out (`undefined`/`null`: the defaults).
 pub(crate) fn optional_options<T: DeserializeOwned + Default>(v: &JsValue) -> Result<T, JsValue> {
     Ok(de::optional(v, "options")?)
