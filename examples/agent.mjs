@@ -1,21 +1,21 @@
 // An agent loop against a scripted mock model: Supervisor, AgentBudget,
-// CircuitBreaker and RepairLoop wired together. No API key, no network.
+// CircuitBreaker and heal wired together. No API key, no network.
 //
 //   node examples/agent.mjs        (after scripts/build.sh)
 //
 // Each agent step asks the model for one JSON action, {"tool", "args"} or
-// {"final"}, through a RepairLoop (so a 529 waits and resends, and a broken
-// reply is repaired) that shares one CircuitBreaker with every other call.
+// {"final"}, through heal (so a 529 waits and resends, and a broken reply is
+// repaired), whose loops share one CircuitBreaker with every other call.
 // Every model reply is recorded in an AgentBudget, which caps max_tokens and
 // adds a wrap-up hint when nearly done. Every tool step goes to the
 // Supervisor, whose verdicts (a loop, a review by the model) are fed back to
-// the agent as notes. Waits run on a virtual clock, so a run is instant and
-// always the same.
+// the agent as notes. Waits run on a virtual clock (heal's `now` and
+// `sleep`), so a run is instant and always the same.
 //
 // The part between the "README" markers is the `## Agent toolkit` example in
 // README.md, verbatim (tests/js/agent_example.test.mjs checks it and runs it).
 
-import { AgentBudget, CircuitBreaker, RepairLoop, Supervisor } from "../pkg/selfheal.js";
+import { AgentBudget, CircuitBreaker, Supervisor, heal } from "../pkg/index.cjs"; // "selfheal" for Node
 import { pathToFileURL } from "node:url";
 import { ScriptedModel, apiError } from "./mock-model.mjs";
 
@@ -44,41 +44,28 @@ export async function agentLoop({ task, model, tools, clock = Date.now, sleep, l
   const saw = ({ action, strategy, reason }) =>
     seen.verdicts.push({ step: supervisor.steps, action, ...(strategy && { strategy, reason }) });
 
-  // One model call, healed: RepairLoop decides on waits and repair prompts.
-  async function ask(prompt, schema, cap) {
-    const loop = new RepairLoop({ prompt, schema, budget: { transient: 2 }, seed: 1 }, breaker);
-    try {
-      for (let request = prompt; ;) {
-        let outcome;
-        try {
-          const reply = await model.call({ ...request, maxTokens: budget.maxTokensForNextCall(cap) });
-          budget.record(reply.usage); // one iteration per model reply
-          outcome = { kind: "reply", ...reply };
-        } catch (error) {
-          outcome = { kind: "error", error };
-        }
-        const step = loop.next(outcome, clock());
-        const heal = { step: supervisor.steps + 1, action: step.type };
-        if (step.type === "wait-for-backoff") {
-          seen.healing.push({ ...heal, cause: step.classified.cause, delayMs: step.delayMs, breakerFailures: breaker.failures });
-          log(`  ${step.classified.reason}: wait ${step.delayMs} ms and resend`);
-          await sleep(step.delayMs);
-          request = step.prompt;
-        } else if (step.type === "send-repair-prompt") {
-          seen.healing.push({ ...heal, strategy: step.strategy, cause: step.classified.cause });
-          log(`  broken reply (${step.classified.cause}): send a ${step.strategy} prompt`);
-          request = step.prompt;
-        } else {
-          if (step.type === "done" && step.source !== "first-pass") {
-            seen.healing.push({ ...heal, action: step.source, fixes: step.fixes });
-            log(`  reply ${step.source}${step.fixes.length ? ` (${step.fixes.join(", ")})` : ""}`);
-          }
-          return step; // "done", or "degrade" with a named reason
-        }
+  // One model call, healed: heal runs a RepairLoop (waits and resends, repair prompts).
+  function ask(prompt, schema, cap) {
+    const callModel = async (request) => {
+      const reply = await model.call({ ...request, maxTokens: budget.maxTokensForNextCall(cap) });
+      budget.record(reply.usage); // one iteration per model reply
+      return reply;
+    };
+    const onStep = (outcome, step) => {
+      const entry = { step: supervisor.steps + 1, action: step.type };
+      if (step.type === "wait-for-backoff") {
+        seen.healing.push({ ...entry, cause: step.classified.cause, delayMs: step.delayMs, breakerFailures: breaker.failures });
+        log(`  ${step.classified.reason}: wait ${step.delayMs} ms and resend`);
+      } else if (step.type === "send-repair-prompt") {
+        seen.healing.push({ ...entry, strategy: step.strategy, cause: step.classified.cause });
+        log(`  broken reply (${step.classified.cause}): send a ${step.strategy} prompt`);
+      } else if (step.type === "done" && step.source !== "first-pass") {
+        seen.healing.push({ ...entry, action: step.source, fixes: step.fixes });
+        log(`  reply ${step.source}${step.fixes.length ? ` (${step.fixes.join(", ")})` : ""}`);
       }
-    } finally {
-      loop.free();
-    }
+    };
+    // "done", or "degrade" with a named reason.
+    return heal(callModel, { prompt, schema, budget: { transient: 2 }, seed: 1, breaker, now: clock, sleep, onStep });
   }
 
   const finish = (answer, stopReason = null) => ({

@@ -189,6 +189,36 @@ pub struct ErrorInfo {
 }
 
 impl ErrorInfo {
+    /// One line for a failure list (`FallbackChain`, `DegradationLadder`): the name, the status
+    /// and a code that is a word, then the first message; empty when none of them is known.
+    pub fn summary(&self) -> String {
+        let mut tags = Vec::new();
+        if let Some(status) = self.status {
+            tags.push(format!("status {status}"));
+        }
+        // Numeric codes (DOMException.code, errno) say less than the name beside them.
+        let word =
+            |c: &&String| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit() || b == b'-');
+        tags.extend(self.codes.iter().find(word).cloned());
+        let mut parts: Vec<String> = self
+            .name
+            .iter()
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .collect();
+        if !tags.is_empty() {
+            parts.push(format!("({})", tags.join(", ")));
+        }
+        let mut out = parts.join(" ");
+        if let Some(msg) = self.messages.iter().find(|m| !m.is_empty()) {
+            if !out.is_empty() {
+                out.push_str(": ");
+            }
+            out.push_str(msg);
+        }
+        out
+    }
+
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
@@ -408,22 +438,16 @@ fn decide(e: &ErrorInfo) -> Classified {
     }
 
     // 7. Network codes.
+    let tables = [
+        (&TIMEOUT_CODES[..], Timeout, "network timeout"),
+        (&NETWORK_CODES[..], Network, "network error"),
+    ];
     for code in &e.codes {
-        if TIMEOUT_CODES.contains(&code.as_str()) {
-            return Classified::new(
-                Transient,
-                Timeout,
-                Signal::Code,
-                format!("network timeout ({code})"),
-            );
-        }
-        if NETWORK_CODES.contains(&code.as_str()) {
-            return Classified::new(
-                Transient,
-                Network,
-                Signal::Code,
-                format!("network error ({code})"),
-            );
+        for (codes, cause, what) in tables {
+            if codes.contains(&code.as_str()) {
+                let reason = format!("{what} ({code})");
+                return Classified::new(Transient, cause, Signal::Code, reason);
+            }
         }
     }
 

@@ -33,6 +33,22 @@ impl OptionError {
         }
     }
 
+    /// A `RangeError` at `field` unless `n` is a finite number >= 0.
+    pub fn finite_non_negative(field: &str, n: f64) -> Result<(), OptionError> {
+        match n.is_finite() && n >= 0.0 {
+            true => Ok(()),
+            false => Err(OptionError::range(field, "must be a finite number >= 0")),
+        }
+    }
+
+    /// A `RangeError` at `field` unless the count `n` is at least 1.
+    pub fn at_least_one(field: &str, n: impl Into<u64>) -> Result<(), OptionError> {
+        match n.into() >= 1 {
+            true => Ok(()),
+            false => Err(OptionError::range(field, "must be at least 1")),
+        }
+    }
+
     /// The same error one level down: `under("options")` turns `maxSteps` into
     /// `options.maxSteps` (an empty field stays the parent itself).
     pub fn under(mut self, parent: &str) -> OptionError {

@@ -45,12 +45,17 @@ pub enum Locale {
 }
 
 impl Locale {
+    /// The locale a serde name (`"ja"`) names.
     pub fn parse(s: &str) -> Option<Locale> {
-        match s {
-            "en" => Some(Locale::En),
-            "ja" => Some(Locale::Ja),
-            "zh" => Some(Locale::Zh),
-            _ => None,
+        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+    }
+
+    /// This locale's one of three texts: every table of texts has all three.
+    pub(crate) fn pick<T>(self, en: &'static T, ja: &'static T, zh: &'static T) -> &'static T {
+        match self {
+            Locale::En => en,
+            Locale::Ja => ja,
+            Locale::Zh => zh,
         }
     }
 }
@@ -138,11 +143,7 @@ const ZH: Texts = Texts {
 };
 
 fn texts(locale: Locale) -> &'static Texts {
-    match locale {
-        Locale::En => &EN,
-        Locale::Ja => &JA,
-        Locale::Zh => &ZH,
-    }
+    locale.pick(&EN, &JA, &ZH)
 }
 
 /// The fix-mode repair prompt (SPEC section 4).

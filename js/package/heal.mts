@@ -50,6 +50,8 @@
 // * `onStep(outcome, instruction)` (optional) sees every step, in order. For an
 //   abort, `outcome` is `{ kind: "aborted", reason }` (never fed to `next`).
 // * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`.
+// * `now` and `sleep` (optional) replace the clock and the backoff waits (a virtual clock in
+//   tests and simulations); a deadline still cuts a call in flight by a real timer.
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
 //   instruction returned is a plain object and stays valid.
 // * `retryBudget` (optional) is passed to every loop as its third argument.
@@ -122,6 +124,10 @@ export interface HealOptions extends Omit<LoopOptions, "schema"> {
   onStep?: (outcome: Outcome | { kind: "aborted"; reason: string }, instruction: Instruction) => void;
   check?: (value: unknown, context: { signal?: Signal }) => Verdict | null | Promise<Verdict | null>;
   breaker?: CircuitBreaker;
+  /** The clock the loop reads (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+  /** Waits out a `wait-for-backoff`; default a real timer that ends early when `signal` aborts. */
+  sleep?: (ms: number, signal?: Signal) => Promise<void>;
   retryBudget?: RetryBudget;
   /** Models to try in order: on transient-exhausted, circuit-open, retry-budget-exhausted or context-overflow, the next. */
   models?: ModelSpec[];
@@ -153,7 +159,7 @@ type Loop = InstanceType<RepairLoopClass>;
 type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
 type CallContext = { attempt: number; instruction: Instruction | null; tools?: ToolDefinition[] };
 
-const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn", "tools"]);
+const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn", "tools", "now", "sleep"]);
 
 /** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
 export function createHeal(RepairLoop: RepairLoopClass): Heal {
@@ -186,6 +192,9 @@ interface Host {
   tools?: { definitions: ToolDefinition[]; replyText: (reply: ModelReply) => unknown };
   /** When the run's deadline clock started (the first outcome fed to a loop), shared by a chain. */
   clock: { startedAt: number | null };
+  /** The clock (options.now, default Date.now) and the backoff wait (options.sleep, or a timer). */
+  now: () => number;
+  wait: (ms: number, signal: AbortSignal | undefined) => Promise<boolean>;
 }
 
 async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptions | null | undefined, second: HealOptions | undefined): Promise<HealResult> {
@@ -210,7 +219,9 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
   for (const [k, v] of Object.entries(options)) if (!HOST_KEYS.has(k)) loopOptions[k] = v;
   if ("schema" in loopOptions || toolset) loopOptions.schema = prepared.loopSchema;
   const asOptions = loopOptions as unknown as LoopOptions;
-  const host: Host = { signal, onStep, check, accept: prepared.accept, tracer, clock: { startedAt: null } };
+  const now = options.now ?? Date.now;
+  const wait = options.sleep ? hostSleep(options.sleep) : sleep;
+  const host: Host = { signal, onStep, check, accept: prepared.accept, tracer, clock: { startedAt: null }, now, wait };
   if (toolset) host.tools = { definitions: toolset.definitions, replyText: toolset.replyText };
   if (models === undefined) {
     return runOne({ RepairLoop, callModel: callModel as CallModel, loopOptions: asOptions, host, breaker, retryBudget });
@@ -239,7 +250,7 @@ interface Run {
 /** One model's loop, driven to its final instruction. */
 async function runOne(run: Run): Promise<Final> {
   const { RepairLoop, callModel, host } = run;
-  const { signal, onStep, clock } = host;
+  const { signal, onStep, clock, now } = host;
   // The loop accepted its options, so a deadline here is a finite number >= 0 or null.
   const deadline = run.loopOptions.budget?.deadlineMs;
   const deadlineMs = typeof deadline === "number" ? deadline : null;
@@ -247,7 +258,7 @@ async function runOne(run: Run): Promise<Final> {
     let options = run.loopOptions;
     if (clock.startedAt !== null && deadlineMs !== null) {
       // A later model of a chain: what is left of the run's deadline.
-      const left = Math.max(0, clock.startedAt + deadlineMs - Date.now());
+      const left = Math.max(0, clock.startedAt + deadlineMs - now());
       options = { ...options, budget: { ...options.budget, deadlineMs: left } };
     }
     const extra: [CircuitBreaker?, RetryBudget?] = run.retryBudget !== undefined ? [run.breaker, run.retryBudget] : run.breaker !== undefined ? [run.breaker] : [];
@@ -258,13 +269,13 @@ async function runOne(run: Run): Promise<Final> {
   let loop: Loop | null = clock.startedAt === null ? create() : null;
   const next = (outcome: Outcome): Instruction => {
     if (loop === null) loop = create();
-    clock.startedAt ??= Date.now();
-    return loop.next(outcome);
+    clock.startedAt ??= now();
+    return loop.next(outcome, now());
   };
   const aborted = (): Final => {
     const reason = abortReason(signal);
     if (loop === null) loop = create();
-    const step = loop.abort(reason);
+    const step = loop.abort(reason, now());
     onStep?.({ kind: "aborted", reason }, step);
     return step as Final;
   };
@@ -279,7 +290,7 @@ async function runOne(run: Run): Promise<Final> {
       const until = clock.startedAt !== null && deadlineMs !== null ? clock.startedAt + deadlineMs : null;
       const span: ModelCall | null = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
       const context: CallContext = host.tools ? { attempt, instruction: asking, tools: host.tools.definitions } : { attempt, instruction: asking };
-      const call = await callBefore(callModel, request, context, signal, until, deadlineMs);
+      const call = await callBefore(callModel, request, context, signal, until === null ? null : until - now(), deadlineMs);
       if (call.kind === "aborted" || signal?.aborted) {
         const step = aborted();
         span?.instruction(step);
@@ -307,7 +318,7 @@ async function runOne(run: Run): Promise<Final> {
         case "degrade":
           return step;
         case "wait-for-backoff":
-          if (!(await sleep(step.delayMs, signal))) return aborted();
+          if (!(await host.wait(step.delayMs, signal))) return aborted();
           break;
         case "send-repair-prompt":
           break;
@@ -349,7 +360,7 @@ function defaultWarn(message: string): void {
 
 /**
  * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }.
- * Ends as soon as `signal` aborts, or at `until` (ms since the epoch) with a TimeoutError,
+ * Ends as soon as `signal` aborts, or after `left` ms (if not null) with a TimeoutError,
  * whether or not callModel honours its signal (a late result is dropped).
  */
 function callBefore(
@@ -357,7 +368,7 @@ function callBefore(
   request: Prompt,
   context: CallContext,
   signal: AbortSignal | undefined,
-  until: number | null,
+  left: number | null,
   deadlineMs: number | null,
 ): Promise<Settled> {
   return new Promise((resolve) => {
@@ -376,14 +387,14 @@ function callBefore(
     };
     if (signal?.aborted) return finish({ kind: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
-    if (until !== null) {
+    if (left !== null) {
       const controller = new AbortController();
       own = controller;
       timer = setTimeout(() => {
         const error = deadlineError(deadlineMs);
         controller.abort(error);
         finish({ kind: "error", error });
-      }, Math.max(0, until - Date.now()));
+      }, Math.max(0, left));
     }
     let pending: Promise<unknown>;
     try {
@@ -449,6 +460,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
     signal?.addEventListener("abort", onAbort, { once: true });
     timer = setTimeout(tick, ms);
   });
+}
+
+/** `options.sleep` as heal waits: true once it resolves, false if `signal` aborted meanwhile. */
+function hostSleep(sleep: NonNullable<HealOptions["sleep"]>) {
+  return (ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
+    sleep(ms, signal).then(() => !signal?.aborted, (error: unknown) => {
+      if (signal?.aborted) return false;
+      throw error;
+    });
 }
 
 // ---------- callModel adapters for the official SDKs ----------

@@ -20,11 +20,54 @@ pub const MAX_RULE_CHARS: usize = 1000;
 pub const MESSAGE_WINDOW: usize = 4096;
 
 /// An HTTP status, or an inclusive range `[low, high]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum StatusMatch {
     One(u16),
     Range(u16, u16),
+}
+
+/// A number or a pair, by hand rather than `untagged`: a fractional or negative status is a
+/// value out of range (`RangeError` in JS), a string or a pair of another length a wrong type.
+impl<'de> Deserialize<'de> for StatusMatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, IgnoredAny, SeqAccess, Unexpected, Visitor};
+        fn status<E: Error>(n: f64) -> Result<u16, E> {
+            if n.fract() == 0.0 && (0.0..=f64::from(u16::MAX)).contains(&n) {
+                return Ok(n as u16);
+            }
+            let expected = &"an HTTP status (a whole number, 100 to 999)";
+            Err(E::invalid_value(Unexpected::Float(n), expected))
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = StatusMatch;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a status or [low, high]")
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<StatusMatch, E> {
+                status(n as f64).map(StatusMatch::One)
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<StatusMatch, E> {
+                status(n as f64).map(StatusMatch::One)
+            }
+            fn visit_f64<E: Error>(self, n: f64) -> Result<StatusMatch, E> {
+                status(n).map(StatusMatch::One)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StatusMatch, A::Error> {
+                let pair = (seq.next_element::<f64>()?, seq.next_element::<f64>()?);
+                let (Some(low), Some(high), None) =
+                    (pair.0, pair.1, seq.next_element::<IgnoredAny>()?)
+                else {
+                    return Err(A::Error::custom(
+                        "must be a status or [low, high] (two numbers)",
+                    ));
+                };
+                Ok(StatusMatch::Range(status(low)?, status(high)?))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl StatusMatch {
@@ -64,6 +107,16 @@ pub struct RuleError {
     pub message: String,
     /// `RangeError` rather than `TypeError` in JS.
     pub is_range: bool,
+}
+
+impl From<RuleError> for crate::error::OptionError {
+    fn from(e: RuleError) -> Self {
+        crate::error::OptionError {
+            field: e.field,
+            message: e.message,
+            is_range: e.is_range,
+        }
+    }
 }
 
 impl std::fmt::Display for RuleError {

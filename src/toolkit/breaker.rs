@@ -57,16 +57,8 @@ impl Default for BreakerOptions {
 impl BreakerOptions {
     /// Range checks the types cannot express; errors name the JS field.
     pub fn check(&self) -> Result<(), OptionError> {
-        if self.failure_threshold < 1 {
-            return Err(OptionError::range("failureThreshold", "must be at least 1"));
-        }
-        if !(self.reset_timeout_ms.is_finite() && self.reset_timeout_ms >= 0.0) {
-            return Err(OptionError::range(
-                "resetTimeoutMs",
-                "must be a finite number >= 0",
-            ));
-        }
-        Ok(())
+        OptionError::at_least_one("failureThreshold", self.failure_threshold)?;
+        OptionError::finite_non_negative("resetTimeoutMs", self.reset_timeout_ms)
     }
 }
 

@@ -55,16 +55,9 @@ impl AgentBudgetOptions {
 
     /// Range checks the types cannot express; errors name the JS field.
     pub fn check(&self) -> Result<(), OptionError> {
-        if self.max_input_tokens < 1 {
-            return Err(OptionError::range("maxInputTokens", "must be at least 1"));
-        }
-        if self.max_output_tokens < 1 {
-            return Err(OptionError::range("maxOutputTokens", "must be at least 1"));
-        }
-        if self.max_iterations < 1 {
-            return Err(OptionError::range("maxIterations", "must be at least 1"));
-        }
-        Ok(())
+        OptionError::at_least_one("maxInputTokens", self.max_input_tokens)?;
+        OptionError::at_least_one("maxOutputTokens", self.max_output_tokens)?;
+        OptionError::at_least_one("maxIterations", self.max_iterations)
     }
 }
 

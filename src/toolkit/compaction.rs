@@ -106,10 +106,7 @@ impl CompactionOptions {
 
     /// Range checks the types cannot express; errors name the JS field.
     pub fn check(&self) -> Result<(), OptionError> {
-        if self.max_tokens < 1 {
-            return Err(OptionError::range("maxTokens", "must be at least 1"));
-        }
-        Ok(())
+        OptionError::at_least_one("maxTokens", self.max_tokens)
     }
 }
 

@@ -289,11 +289,7 @@ const ZH: Texts = Texts {
 };
 
 fn texts(locale: Locale) -> &'static Texts {
-    match locale {
-        Locale::En => &EN,
-        Locale::Ja => &JA,
-        Locale::Zh => &ZH,
-    }
+    locale.pick(&EN, &JA, &ZH)
 }
 
 /// The disclaimer appended at `level` (`""` for `full` and `unavailable`).

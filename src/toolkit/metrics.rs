@@ -48,12 +48,7 @@ pub struct HealingEvent {
 impl HealingEvent {
     /// Range checks the types cannot express; errors name the JS field.
     pub fn check(&self) -> Result<(), OptionError> {
-        if !(self.duration_ms.is_finite() && self.duration_ms >= 0.0) {
-            return Err(OptionError::range(
-                "durationMs",
-                "must be a finite number >= 0",
-            ));
-        }
+        OptionError::finite_non_negative("durationMs", self.duration_ms)?;
         if !self.timestamp.is_finite() {
             return Err(OptionError::range("timestamp", "must be a finite number"));
         }

@@ -61,11 +61,8 @@ impl Default for RetryBudgetOptions {
 impl RetryBudgetOptions {
     /// Range checks the types cannot express; errors name the JS field.
     pub fn check(&self) -> Result<(), OptionError> {
-        for (field, v) in [("ratio", self.ratio), ("minPerSecond", self.min_per_second)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(OptionError::range(field, "must be a finite number >= 0"));
-            }
-        }
+        OptionError::finite_non_negative("ratio", self.ratio)?;
+        OptionError::finite_non_negative("minPerSecond", self.min_per_second)?;
         if !(self.window_ms.is_finite() && self.window_ms >= SLICES as f64) {
             return Err(OptionError::range(
                 "windowMs",

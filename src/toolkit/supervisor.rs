@@ -67,19 +67,9 @@ impl Default for SupervisorOptions {
 impl SupervisorOptions {
     /// Range checks the types cannot express; errors name the JS field.
     pub fn check(&self) -> Result<(), OptionError> {
-        if self.max_steps < 1 {
-            return Err(OptionError::range("maxSteps", "must be at least 1"));
-        }
-        if !(self.max_duration_ms.is_finite() && self.max_duration_ms >= 0.0) {
-            return Err(OptionError::range(
-                "maxDurationMs",
-                "must be a finite number >= 0",
-            ));
-        }
-        if self.review_every < 1 {
-            return Err(OptionError::range("reviewEvery", "must be at least 1"));
-        }
-        Ok(())
+        OptionError::at_least_one("maxSteps", self.max_steps)?;
+        OptionError::finite_non_negative("maxDurationMs", self.max_duration_ms)?;
+        OptionError::at_least_one("reviewEvery", self.review_every)
     }
 }
 

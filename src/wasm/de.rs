@@ -54,8 +54,8 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{
-    self, value::BorrowedStrDeserializer, DeserializeOwned, DeserializeSeed, EnumAccess,
-    IntoDeserializer, MapAccess, SeqAccess, VariantAccess, Visitor,
+    self, value::BorrowedStrDeserializer, DeserializeOwned, DeserializeSeed, IntoDeserializer,
+    MapAccess, SeqAccess, Visitor,
 };
 use wasm_bindgen::prelude::*;
 
@@ -104,7 +104,12 @@ pub enum Keys {
 /// `value` as a `T`, or the `TypeError`/`RangeError` naming the field from `root` on
 /// (`options.budget.transient`).
 pub fn from_js<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, JsValue> {
-    read_js(value, root, Limits::DEFAULT, Keys::Declared).map_err(Into::into)
+    read(value, root).map_err(Into::into)
+}
+
+/// [`from_js`] with the error still in Rust, for readers that compose.
+pub(crate) fn read<T: DeserializeOwned>(value: &JsValue, root: &str) -> Result<T, read::Bad> {
+    read_js(value, root, Limits::DEFAULT, Keys::Declared)
 }
 
 /// [`from_js`] with other limits or key rules.
@@ -126,10 +131,10 @@ pub(crate) fn optional<T: DeserializeOwned + Default>(
     if value.is_null_or_undefined() {
         return Ok(T::default());
     }
-    read_js(value, root, Limits::DEFAULT, Keys::Declared)
+    read(value, root)
 }
 
-/// [`from_js_with`] with the error still in Rust, for readers that compose.
+/// [`from_js_with`] with the error still in Rust.
 pub(crate) fn read_js<T: DeserializeOwned>(
     value: &JsValue,
     root: &str,
@@ -398,7 +403,7 @@ impl<'c> JsDe<'c> {
             return Err(self.wrong_type("an array"));
         }
         self.enter()?;
-        let len = read::field_in(&self.value, "length", "")
+        let len = read::field(&self.value, "length", "")
             .map_err(|bad| Error::type_(bad.message))?
             .as_f64()
             .unwrap_or(0.0);
@@ -462,7 +467,7 @@ fn thrown(e: &JsValue) -> String {
 
 /// `obj[key]`, catching; a throw is an error at `key`.
 fn read_field(obj: &JsValue, key: &'static str) -> Result<JsValue, Error> {
-    read::field_in(obj, key, "")
+    read::field(obj, key, "")
         .map_err(|bad| Error::type_(bad.message).at(Seg::Key(Cow::Borrowed(key))))
 }
 
@@ -473,6 +478,15 @@ macro_rules! whole_number {
             visitor.$visit(n as $t)
         }
     )*};
+}
+
+/// Methods that read as another one does (extra arguments ignored).
+macro_rules! forward {
+    ($($($method:ident $(($($arg:ident: $t:ty),*))?)* => $to:ident;)*) => {$($(
+        fn $method<V: Visitor<'de>>(self, $($($arg: $t,)*)? visitor: V) -> Result<V::Value, Error> {
+            self.$to(visitor)
+        }
+    )*)*};
 }
 
 impl<'de> de::Deserializer<'de> for JsDe<'_> {
@@ -544,24 +558,8 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         visitor.visit_f64(self.finite("a number")?)
     }
 
-    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_string(visitor)
-    }
-
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_string(visitor)
-    }
-
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_string(self.string()?)
-    }
-
-    fn deserialize_bytes<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
-        Err(Error::type_("bytes are not read from JavaScript"))
-    }
-
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_bytes(visitor)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -583,14 +581,6 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         }
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.deserialize_unit(visitor)
-    }
-
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -605,23 +595,6 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.seq(visitor)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Error> {
-        self.seq(visitor)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        _name: &'static str,
-        _len: usize,
-        visitor: V,
-    ) -> Result<V::Value, Error> {
         self.seq(visitor)
     }
 
@@ -652,12 +625,19 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        visitor.visit_enum(UnitVariant(self.string()?))
+        // Unit variants only: serde's string deserializer refuses a variant that carries data.
+        visitor.visit_enum(self.string()?.into_deserializer())
     }
 
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_string(visitor)
+    forward! {
+        deserialize_char deserialize_str deserialize_identifier => deserialize_string;
+        deserialize_unit_struct(_name: &'static str) => deserialize_unit;
+        deserialize_tuple(_len: usize) => deserialize_seq;
+        deserialize_tuple_struct(_name: &'static str, _len: usize) => deserialize_seq;
     }
+
+    // Nothing selfheal reads is bytes: refused as any other value of the wrong type.
+    serde::forward_to_deserialize_any! { bytes byte_buf }
 
     /// Ignored values are not read at all.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -801,46 +781,5 @@ impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
     fn size_hint(&self) -> Option<usize> {
         // Capped: the length is the caller's claim, memory is reserved from it.
         Some(self.len.saturating_sub(self.next).min(1024) as usize)
-    }
-}
-
-// ---------------------------------------------------------------- enums
-
-/// A unit variant named by its serde name.
-struct UnitVariant(String);
-
-impl<'de> EnumAccess<'de> for UnitVariant {
-    type Error = Error;
-    type Variant = UnitOnly;
-
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, UnitOnly), Error> {
-        seed.deserialize(self.0.into_deserializer())
-            .map(|v| (v, UnitOnly))
-    }
-}
-
-struct UnitOnly;
-
-impl<'de> VariantAccess<'de> for UnitOnly {
-    type Error = Error;
-
-    fn unit_variant(self) -> Result<(), Error> {
-        Ok(())
-    }
-
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, _seed: T) -> Result<T::Value, Error> {
-        Err(Error::type_("names a variant that carries data"))
-    }
-
-    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
-        Err(Error::type_("names a variant that carries data"))
-    }
-
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _fields: &'static [&'static str],
-        _visitor: V,
-    ) -> Result<V::Value, Error> {
-        Err(Error::type_("names a variant that carries data"))
     }
 }

@@ -178,16 +178,7 @@ pub fn classify_js(
     let rules = if read::is_nullish(&options) {
         Vec::new()
     } else {
-        if !options.is_object() || read::is_array(&options) {
-            read::type_err::<()>(
-                "options",
-                format!(
-                    "must be an object {{ rules? }}, got {}",
-                    read::type_name(&options)
-                ),
-            )?;
-        }
-        rules_js::opt_rules(&options, "options")?.unwrap_or_default()
+        rules_js::opt_rules(&options, "options")?
     };
     Ok(classify_with(&error, &validation, &now, &rules))
 }

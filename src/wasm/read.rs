@@ -39,14 +39,6 @@ pub fn type_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
     })
 }
 
-pub fn range_err<T>(field: &str, message: impl Into<String>) -> Read<T> {
-    Err(Bad {
-        field: field.to_string(),
-        message: message.into(),
-        is_range: true,
-    })
-}
-
 pub fn is_object(v: &JsValue) -> bool {
     v.is_object() || v.is_function()
 }
@@ -89,44 +81,33 @@ impl Hasher for Fnv1a {
     }
 }
 
-/// `Reflect.get(obj, key)` with the name from [`KEYS`]. The shared borrow may be held while a
-/// getter runs; a re-entrant read still gets its name (shared borrows nest) and only skips
-/// caching a new one.
-fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+/// `f` on `s` as a JS string from [`KEYS`] (made and kept on a miss). The shared borrow is held
+/// while `f` runs (a getter, for [`reflect_get`]): a re-entrant call still gets its name (shared
+/// borrows nest) and only skips caching a new one.
+fn with_interned<T>(s: &str, f: impl FnOnce(&JsValue) -> T) -> T {
     KEYS.with(|cell| {
-        if let Ok(keys) = cell.try_borrow() {
-            if let Some(k) = keys.get(key) {
-                return Reflect::get(obj, k);
-            }
+        if let Some(k) = cell.try_borrow().ok().as_ref().and_then(|keys| keys.get(s)) {
+            return f(k);
         }
-        let k = JsValue::from_str(key);
-        let got = Reflect::get(obj, &k);
+        let k = JsValue::from_str(s);
+        let out = f(&k);
         if let Ok(mut keys) = cell.try_borrow_mut() {
             if keys.len() < MAX_KEYS {
-                keys.insert(key.into(), k);
+                keys.insert(s.into(), k);
             }
         }
-        got
+        out
     })
+}
+
+fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+    with_interned(key, |k| Reflect::get(obj, k))
 }
 
 /// `s` as a JS string, made once per distinct `s` (the [`KEYS`] cache): for the fixed words
 /// of outputs (classes, causes, signals), which would otherwise be decoded on every call.
 pub fn interned(s: &str) -> JsValue {
-    KEYS.with(|cell| {
-        if let Ok(keys) = cell.try_borrow() {
-            if let Some(k) = keys.get(s) {
-                return k.clone();
-            }
-        }
-        let k = JsValue::from_str(s);
-        if let Ok(mut keys) = cell.try_borrow_mut() {
-            if keys.len() < MAX_KEYS {
-                keys.insert(s.into(), k.clone());
-            }
-        }
-        k
-    })
+    with_interned(s, JsValue::clone)
 }
 
 /// `obj[key]`, or `undefined` for anything that throws or is not an object.
@@ -137,64 +118,26 @@ pub fn get(obj: &JsValue, key: &str) -> JsValue {
     reflect_get(obj, key).unwrap_or(JsValue::UNDEFINED)
 }
 
-/// `obj[key]` for options: a throwing getter is a `TypeError` naming the field.
-pub fn field(obj: &JsValue, key: &str, path: &str) -> Read<JsValue> {
+/// `obj[key]` for arguments: a throwing getter is a `TypeError` naming `parent.key`, a path
+/// made only for the error (most fields are absent, and formatting a path for each read of
+/// `new RepairLoop` cost more than the reads).
+pub fn field(obj: &JsValue, key: &str, parent: &str) -> Read<JsValue> {
     if !is_object(obj) {
         return Ok(JsValue::UNDEFINED);
     }
-    reflect_get(obj, key)
-        .or_else(|e| type_err(path, format!("could not be read: {}", describe_thrown(&e))))
+    reflect_get(obj, key).or_else(|e| {
+        let path = match parent {
+            "" => key.to_string(),
+            _ => format!("{parent}.{key}"),
+        };
+        type_err(&path, format!("could not be read: {}", describe_thrown(&e)))
+    })
 }
 
 fn describe_thrown(e: &JsValue) -> String {
     let msg = get(e, "message");
     msg.as_string()
         .unwrap_or_else(|| "the getter threw".to_string())
-}
-
-pub fn path(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.to_string()
-    } else {
-        format!("{parent}.{key}")
-    }
-}
-
-// ---------- typed option readers ----------
-
-/// [`field`] with the path `parent.key` made only for the error: most options are absent, and
-/// formatting a path for each of the ~20 reads of `new RepairLoop` cost more than the reads.
-pub fn field_in(obj: &JsValue, key: &str, parent: &str) -> Read<JsValue> {
-    if !is_object(obj) {
-        return Ok(JsValue::UNDEFINED);
-    }
-    reflect_get(obj, key).or_else(|e| {
-        type_err(
-            &path(parent, key),
-            format!("could not be read: {}", describe_thrown(&e)),
-        )
-    })
-}
-
-/// `obj[key]` converted by `convert`; `None` when absent or null.
-pub fn optional<T>(
-    obj: &JsValue,
-    key: &str,
-    parent: &str,
-    convert: impl FnOnce(&JsValue, &str) -> Read<T>,
-) -> Read<Option<T>> {
-    let v = field_in(obj, key, parent)?;
-    if is_nullish(&v) {
-        return Ok(None);
-    }
-    convert(&v, &path(parent, key)).map(Some)
-}
-
-fn string_value(v: &JsValue, p: &str) -> Read<String> {
-    v.as_string().map_or_else(
-        || type_err(p, format!("must be a string, got {}", type_name(v))),
-        Ok,
-    )
 }
 
 /// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
@@ -208,17 +151,6 @@ pub fn js_string_length(v: &JsValue) -> Option<usize> {
 /// Shorter ones are copied and counted exactly.
 pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
     js_string_length(v).filter(|&units| units > max.saturating_mul(2))
-}
-
-pub fn opt_string(obj: &JsValue, key: &str, parent: &str) -> Read<Option<String>> {
-    optional(obj, key, parent, string_value)
-}
-
-pub fn req_string(obj: &JsValue, key: &str, parent: &str) -> Read<String> {
-    match opt_string(obj, key, parent)? {
-        Some(s) => Ok(s),
-        None => type_err(&path(parent, key), "is required and must be a string"),
-    }
 }
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
@@ -236,25 +168,7 @@ pub fn js_number(n: f64) -> String {
 
 /// `now`: absent means `Date.now()`.
 pub fn now_arg(v: &JsValue) -> Read<f64> {
-    if is_nullish(v) {
-        return Ok(js_sys::Date::now());
-    }
-    let Some(n) = v.as_f64() else {
-        return type_err(
-            "now",
-            format!(
-                "must be a number (ms since the epoch), got {}",
-                type_name(v)
-            ),
-        );
-    };
-    if !n.is_finite() {
-        return range_err(
-            "now",
-            format!("must be a finite number, got {}", js_number(n)),
-        );
-    }
-    Ok(n)
+    Ok(super::de::read::<Option<f64>>(v, "now")?.unwrap_or_else(js_sys::Date::now))
 }
 
 pub fn type_name(v: &JsValue) -> &'static str {
@@ -324,7 +238,9 @@ extern "C" {
     fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
 
-/// A string or a finite number, as js/snippets/gather.js keeps them.
+/// A string or a finite number, as js/snippets/gather.js keeps them. By hand, not `untagged`:
+/// that buffers each value and builds an error for every number it first tries as a string,
+/// on the path of every error outcome.
 enum Scalar {
     Text(String),
     Number(f64),
@@ -340,9 +256,6 @@ impl<'de> serde::Deserialize<'de> for Scalar {
             }
             fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
                 Ok(Scalar::Text(v.to_string()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
-                Ok(Scalar::Text(v))
             }
             fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
                 Ok(Scalar::Number(v))
@@ -472,8 +385,17 @@ struct Start {
     cost_usd: f64,
     #[serde(default)]
     error: Gathered,
-    #[serde(default)]
-    kind: String,
+    kind: Option<OutcomeKind>,
+}
+
+/// `outcome.kind`, by its serde names.
+#[derive(Clone, Copy, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutcomeKind {
+    Reply,
+    Error,
+    Rejected,
+    Invalid,
 }
 
 #[derive(serde::Deserialize)]
@@ -489,7 +411,7 @@ pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),
     /// "reply", "rejected" or "invalid": the kind, read once; the rest is read field by field.
-    Kind(String),
+    Kind(OutcomeKind),
     /// Anything else: read it all field by field (with its errors for bad fields).
     Unread,
 }
@@ -507,14 +429,10 @@ pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
         }) => OutcomeStart::Error(error.into(), cost_usd),
         Some(Start {
             tag: StartTag::Kind,
-            kind,
+            kind: Some(kind),
             ..
         }) => OutcomeStart::Kind(kind),
-        Some(Start {
-            tag: StartTag::Fields,
-            ..
-        })
-        | None => OutcomeStart::Unread,
+        _ => OutcomeStart::Unread,
     }
 }
 

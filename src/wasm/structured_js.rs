@@ -42,20 +42,10 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     };
     if found.is_undefined() {
         // Not an object.
-        if let Some(s) = v.as_string() {
-            return compile_text(&s, field);
-        }
-        if let Some(b) = v.as_bool() {
-            // `true` accepts anything, `false` nothing: valid JSON Schemas.
-            return compile_text(&b.to_string(), field);
-        }
-        return type_err(
-            field,
-            format!(
-                "must be a JSON Schema (object, boolean or JSON text), got {}",
-                read::type_name(v)
-            ),
-        );
+        return match scalar_schema_text(v) {
+            Some(text) => compile_text(&text, field),
+            None => not_a_schema(v, field),
+        };
     }
     if let Some(n) = found.as_f64() {
         if n < 0.0 {
@@ -76,10 +66,7 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     let text = match found.as_string() {
         Some(text) => text,
         None if found.as_bool() == Some(false) => return read::not_serialisable(field, v, None),
-        None => match schema_instance_text(v, field)? {
-            Some(text) => text,
-            None => read::json_text(v, field)?,
-        },
+        None => object_schema_text(v, field)?,
     };
     let compiled = compile_text(&text, field)?;
     if found.is_string() {
@@ -109,29 +96,47 @@ pub(crate) fn compile_text(text: &str, field: &str) -> Read<Arc<CompiledSchema>>
             Ok(mut cache) => cache.get_or_compile(text),
             Err(_) => CompiledSchema::from_text(text).map(Arc::new),
         })
-        .or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
+        .or_else(|e| invalid_schema(field, e))
+}
+
+fn invalid_schema<T>(field: &str, e: impl std::fmt::Display) -> Read<T> {
+    type_err(field, format!("is not a valid JSON Schema: {e}"))
+}
+
+/// A schema given as JSON text or a boolean (`true` accepts anything, `false` nothing).
+fn scalar_schema_text(v: &JsValue) -> Option<String> {
+    v.as_string().or_else(|| v.as_bool().map(|b| b.to_string()))
+}
+
+fn not_a_schema<T>(v: &JsValue, field: &str) -> Read<T> {
+    type_err(
+        field,
+        format!(
+            "must be a JSON Schema (object, boolean or JSON text), got {}",
+            read::type_name(v)
+        ),
+    )
 }
 
 pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> {
     CACHE.with(|c| c.try_borrow_mut().ok().map(|mut cache| f(&mut cache)))
 }
 
-/// A `Schema` instance is recognised by its class and its `text` getter, so
-/// passing one where a schema is expected reuses its compiled form. A freed
-/// instance (its wasm-bindgen pointer is 0, so `text` throws) is a `TypeError`:
-/// serialising the wrapper instead would give a schema that accepts anything.
-fn schema_instance_text(v: &JsValue, field: &str) -> Read<Option<String>> {
+/// An object schema's JSON text. A `Schema` instance is recognised by its class and its `text`
+/// getter, so passing one where a schema is expected reuses its compiled form. A freed instance
+/// (its wasm-bindgen pointer is 0, so `text` throws) is a `TypeError`: serialising the wrapper
+/// instead would give a schema that accepts anything.
+fn object_schema_text(v: &JsValue, field: &str) -> Read<String> {
     let ctor = read::get(v, "constructor");
-    if read::get(&ctor, "name").as_string().as_deref() != Some("Schema") {
-        return Ok(None);
-    }
-    match read::get(v, "text").as_string() {
-        Some(text) => Ok(Some(text)),
-        None if read::get(v, "__wbg_ptr").as_f64().is_some() => {
-            type_err(field, "is a Schema that has been freed")
+    if read::get(&ctor, "name").as_string().as_deref() == Some("Schema") {
+        if let Some(text) = read::get(v, "text").as_string() {
+            return Ok(text);
         }
-        None => Ok(None),
+        if read::get(v, "__wbg_ptr").as_f64().is_some() {
+            return type_err(field, "is a Schema that has been freed");
+        }
     }
+    read::json_text(v, field)
 }
 
 /// `{ localRepair?, stopReason?, coerce?, maxReplyChars? }`, or the defaults.
@@ -196,30 +201,13 @@ fn json_type(v: &serde_json::Value) -> &'static str {
 
 /// A schema given as an object, a boolean, JSON text or a `Schema`, as a JSON value.
 fn schema_value(v: &JsValue, field: &str) -> Read<serde_json::Value> {
-    let text = if let Some(s) = v.as_string() {
-        s
-    } else if let Some(b) = v.as_bool() {
-        b.to_string()
-    } else if read::is_object(v) {
-        match schema_instance_text(v, field)? {
-            Some(text) => text,
-            None => read::json_text(v, field)?,
-        }
-    } else {
-        return type_err(
-            field,
-            format!(
-                "must be a JSON Schema (object, boolean or JSON text), got {}",
-                read::type_name(v)
-            ),
-        );
+    let text = match scalar_schema_text(v) {
+        Some(text) => text,
+        None if read::is_object(v) => object_schema_text(v, field)?,
+        None => return not_a_schema(v, field),
     };
-    serde_json::from_str(&text).or_else(|e| {
-        type_err(
-            field,
-            format!("is not a valid JSON Schema: invalid schema: not valid JSON: {e}"),
-        )
-    })
+    serde_json::from_str(&text)
+        .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))
 }
 
 /// Compile with non-default options (cached apart from the same schema with the defaults).
@@ -232,7 +220,7 @@ fn compile_with(
         Some(result) => result,
         None => CompiledSchema::with_options(value, options).map(Arc::new),
     };
-    compiled.or_else(|e| type_err(field, format!("is not a valid JSON Schema: {e}")))
+    compiled.or_else(|e| invalid_schema(field, e))
 }
 
 /// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
@@ -240,10 +228,6 @@ fn too_long_unread(raw: &JsValue, options: &ParseOptions) -> Option<Result<JsVal
     let units = read::certainly_longer(raw, options.max_reply_chars)?;
     let report = structured::too_long_report(units, options.max_reply_chars);
     Some(to_js_json(&structured::Parsed::err(report)))
-}
-
-fn raw_arg(v: &JsValue, field: &str) -> Read<String> {
-    de::read_js(v, field, de::Limits::DEFAULT, de::Keys::Declared)
 }
 
 /// A compiled JSON Schema.
@@ -344,7 +328,7 @@ fn parse_with(
     if let Some(refused) = too_long_unread(raw, &options) {
         return refused;
     }
-    let text = raw_arg(raw, "raw")?;
+    let text: String = de::read(raw, "raw")?;
     parsed_to_js(
         raw,
         &text,
@@ -401,20 +385,10 @@ fn parsed_to_js(
 
 #[wasm_bindgen(js_name = repairJson, skip_typescript)]
 pub fn repair_json(text: JsValue) -> Result<JsValue, JsValue> {
-    let text = raw_arg(&text, "text")?;
+    let text: String = de::read(&text, "text")?;
     match structured::repair_json(&text) {
         None => Ok(JsValue::NULL),
-        Some(r) => {
-            #[derive(serde::Serialize)]
-            struct Out<'a> {
-                text: &'a str,
-                fixes: &'a [structured::Fix],
-            }
-            to_js_plain(&Out {
-                text: &r.text,
-                fixes: &r.fixes,
-            })
-        }
+        Some(repaired) => to_js_plain(&repaired),
     }
 }
 
@@ -427,7 +401,7 @@ pub fn build_repair_prompt(
 ) -> Result<JsValue, JsValue> {
     let report = report_arg(&report)?;
     let compiled = schema_arg(&schema, "schema")?;
-    let raw = raw_arg(&raw, "raw")?;
+    let raw: String = de::read(&raw, "raw")?;
     let options: PromptOptions = de::optional(&options, "options")?;
     let (max_raw, locale) = (
         options

@@ -85,7 +85,7 @@ function readmeBlock() {
 
 test("the README's agent loop is the example's, verbatim", () => {
   const block = readmeBlock();
-  const importLine = 'import { AgentBudget, CircuitBreaker, RepairLoop, Supervisor } from "selfheal";\n\n';
+  const importLine = 'import { AgentBudget, CircuitBreaker, Supervisor, heal } from "selfheal";\n\n';
   assert.ok(block.startsWith(importLine), 'the block starts with the import');
   const example = readFileSync(join(root, 'examples', 'agent.mjs'), 'utf8');
   const m = /\/\/ ---- README: agent loop ----\n([\s\S]*?)\n\/\/ ---- README: end ----/.exec(example);
@@ -94,7 +94,7 @@ test("the README's agent loop is the example's, verbatim", () => {
 });
 
 test("the README's agent loop runs as written and gives the same outcome", async () => {
-  const pkg = pathToFileURL(join(root, 'pkg', 'selfheal.js')).href;
+  const pkg = pathToFileURL(join(root, 'pkg', 'index.cjs')).href;
   const dir = mkdtempSync(join(tmpdir(), 'selfheal-agent-'));
   const file = join(dir, 'agent-loop.mjs');
   writeFileSync(file, readmeBlock().replace('from "selfheal"', `from ${JSON.stringify(pkg)}`));

@@ -441,3 +441,24 @@ test("bad arguments throw TypeError naming them", async () => {
   await assert.rejects(heal(async () => ({ text: "x" }), null), /options/);
   await assert.rejects(heal(async () => ({ text: "x" }), { ...BASE, signal: {} }), /signal/);
 });
+
+test("heal: now and sleep put the loop on a virtual clock (retry-after, deadline, abort)", async () => {
+  const overloaded = () => Object.assign(new Error("Overloaded"), { status: 529, headers: { "retry-after": "30" } });
+  let t = Date.UTC(2026, 0, 1);
+  const slept = [];
+  const clock = { now: () => t, sleep: async (ms) => { slept.push(ms); t += ms; } };
+  const replies = [overloaded(), { text: JSON.stringify(VALUE) }];
+  const started = performance.now();
+  const done = await heal(async () => { const r = replies.shift(); if (r instanceof Error) throw r; return r; }, { ...BASE, ...clock });
+  assert.equal(done.type, "done");
+  assert.deepEqual(slept, [30_000], "the server's retry-after, waited on the virtual clock");
+  assert.ok(performance.now() - started < 5_000, "no real 30 s wait");
+  // The loop reads the virtual clock: a 20 s deadline is spent by the first 30 s wait.
+  const late = await heal(async () => { throw overloaded(); }, { ...BASE, ...clock, budget: { deadlineMs: 20_000 } });
+  assert.deepEqual([late.type, late.reason], ["degrade", "deadline-exceeded"]);
+  // A sleep that settles after the signal aborted ends the run as an abort.
+  const controller = new AbortController();
+  const sleep = async () => controller.abort("stop");
+  const aborted = await heal(async () => { throw overloaded(); }, { ...BASE, now: clock.now, sleep, signal: controller.signal });
+  assert.deepEqual([aborted.type, aborted.reason], ["degrade", "aborted"]);
+});

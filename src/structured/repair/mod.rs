@@ -98,8 +98,8 @@ pub use candidates::MAX_CANDIDATES;
 pub(crate) use candidates::{each_candidate, Candidate, Verdict};
 pub(crate) use strict::is_strict_json;
 
-/// Strict JSON text and the kinds of fix that produced it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Strict JSON text and the kinds of fix that produced it (`repairJson`'s result in JS).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Repaired {
     /// Text that `serde_json::from_str::<serde_json::Value>` accepts.
     pub text: String,

@@ -2,9 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, under_options, State};
+use super::{construct, State};
 use crate::prompt::Locale;
-use crate::toolkit::{AgentBudget, AgentBudgetOptions, Usage};
+use crate::toolkit::{AgentBudget, Usage};
 use crate::wasm::{de, to_js_plain};
 
 #[wasm_bindgen(js_name = AgentBudget, skip_typescript)]
@@ -17,10 +17,8 @@ impl JsAgentBudget {
     /// `new AgentBudget({ maxInputTokens, maxOutputTokens, maxIterations? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsAgentBudget, JsValue> {
-        let options: AgentBudgetOptions = de::from_js(&options, "options")?;
-        let inner = AgentBudget::new(options).map_err(under_options)?;
         Ok(JsAgentBudget {
-            inner: State::new(inner),
+            inner: construct(&options, AgentBudget::new)?,
         })
     }
 
@@ -72,19 +70,12 @@ impl JsAgentBudget {
     pub fn output_tokens(&self) -> Result<f64, JsValue> {
         self.inner.with(|b| b.output_tokens() as f64)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsAgentBudget, JsValue> {
-        let b = from_state(&state, "AgentBudget", |b: &AgentBudget| {
-            b.options().check().map_err(|e| e.under("options"))
-        })?;
-        Ok(JsAgentBudget {
-            inner: State::new(b),
-        })
-    }
 }
+
+super::state_json!(
+    JsAgentBudget,
+    "AgentBudget",
+    AgentBudget,
+    check: |b: &AgentBudget| b.options().check().map_err(|e| e.under("options")),
+    wrap: |b| JsAgentBudget { inner: State::new(b) }
+);

@@ -6,7 +6,7 @@ use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, optional_options};
+use super::optional_options;
 use crate::toolkit::{BreakerOptions, CircuitBreaker};
 use crate::wasm::error::Read;
 use crate::wasm::read;
@@ -74,22 +74,6 @@ impl JsCircuitBreaker {
     pub fn failures(&self) -> Result<u32, JsValue> {
         self.inner.with(|b| b.failures())
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsCircuitBreaker, JsValue> {
-        // Options from outside: the same checks as the constructor's.
-        let breaker = from_state(&state, "CircuitBreaker", |b: &CircuitBreaker| {
-            b.check().map_err(|e| e.under("options"))
-        })?;
-        Ok(JsCircuitBreaker {
-            inner: Shared::new(&BREAKERS, breaker),
-        })
-    }
 }
 
 /// For Rust callers (the browser tests), where no call can be in progress.
@@ -98,3 +82,11 @@ impl JsCircuitBreaker {
         self.state_js().unwrap_or_default()
     }
 }
+
+super::state_json!(
+    JsCircuitBreaker,
+    "CircuitBreaker",
+    CircuitBreaker,
+    check: |b: &CircuitBreaker| b.check().map_err(|e| e.under("options")),
+    wrap: |b| JsCircuitBreaker { inner: Shared::new(&BREAKERS, b) }
+);

@@ -4,8 +4,8 @@
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, under_options, State};
-use crate::toolkit::{ChainResult, FallbackChain, FallbackOptions};
+use super::{construct, State};
+use crate::toolkit::{ChainResult, FallbackChain};
 use crate::wasm::{de, read, to_js_json, to_js_plain};
 
 /// Code points kept of an error description in a failure.
@@ -32,11 +32,11 @@ pub(crate) fn reported_ok(v: &JsValue) -> Result<bool, JsValue> {
 
 /// `result.error`, described as one line.
 pub(crate) fn reported_error(v: &JsValue) -> Result<Option<String>, JsValue> {
-    Ok(describe_error(&read::field(v, "error", "result.error")?))
+    Ok(describe_error(&read::field(v, "error", "result")?))
 }
 
-/// One line describing whatever a tool threw or returned as its error: the
-/// name, status, code and message that `classify` reads, else `String(error)`.
+/// One line describing whatever a tool threw or returned as its error: its
+/// [`ErrorInfo::summary`](crate::classify::ErrorInfo::summary), else `String(error)`.
 fn describe_error(v: &JsValue) -> Option<String> {
     if read::is_nullish(v) {
         return None;
@@ -45,33 +45,7 @@ fn describe_error(v: &JsValue) -> Option<String> {
     let out = if let Some(s) = v.as_string() {
         s
     } else if read::is_object(v) {
-        let info = read::error_info(v);
-        let mut tags = Vec::new();
-        if let Some(status) = info.status {
-            tags.push(format!("status {status}"));
-        }
-        // Numeric codes (DOMException.code, errno) say less than the name beside them.
-        if let Some(code) = info
-            .codes
-            .iter()
-            .find(|c| !c.is_empty() && !c.bytes().all(|b| b.is_ascii_digit() || b == b'-'))
-        {
-            tags.push(code.clone());
-        }
-        let mut parts = Vec::new();
-        if let Some(name) = info.name.filter(|n| !n.is_empty()) {
-            parts.push(name);
-        }
-        if !tags.is_empty() {
-            parts.push(format!("({})", tags.join(", ")));
-        }
-        let mut out = parts.join(" ");
-        if let Some(msg) = info.messages.iter().find(|m| !m.is_empty()) {
-            if !out.is_empty() {
-                out.push_str(": ");
-            }
-            out.push_str(msg);
-        }
+        let out = read::error_info(v).summary();
         if out.is_empty() {
             string()
                 .filter(|s| !s.starts_with("[object "))
@@ -96,10 +70,8 @@ impl JsFallbackChain {
     /// `new FallbackChain({ primary, fallbacks, defaultValue?, timeoutMs, failureThreshold?, resetTimeoutMs? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsFallbackChain, JsValue> {
-        let options: FallbackOptions = de::from_js(&options, "options")?;
-        let inner = FallbackChain::new(options).map_err(under_options)?;
         Ok(JsFallbackChain {
-            inner: State::new(inner),
+            inner: construct(&options, FallbackChain::new)?,
         })
     }
 
@@ -134,20 +106,15 @@ impl JsFallbackChain {
         let failures = self.inner.with(|c| c.failures().to_vec())?;
         to_js_plain(&failures)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsFallbackChain, JsValue> {
-        let c = from_state(&state, "FallbackChain", |c: &FallbackChain| {
-            c.options().check().map_err(|e| e.under("options"))?;
-            c.check()
-        })?;
-        Ok(JsFallbackChain {
-            inner: State::new(c),
-        })
-    }
 }
+
+super::state_json!(
+    JsFallbackChain,
+    "FallbackChain",
+    FallbackChain,
+    check: |c: &FallbackChain| {
+        c.options().check().map_err(|e| e.under("options"))?;
+        c.check()
+    },
+    wrap: |c| JsFallbackChain { inner: State::new(c) }
+);

@@ -3,9 +3,9 @@
 use wasm_bindgen::prelude::*;
 
 use super::fallback_chain::{reported_error, reported_ok};
-use super::{from_state, under_options, State};
+use super::{construct, State};
 use crate::error::OptionError;
-use crate::toolkit::{DegradationLadder, LadderOptions, LadderResult};
+use crate::toolkit::{DegradationLadder, LadderResult};
 use crate::wasm::{de, read, to_js_plain};
 
 /// `{ ok: true, text }` or `{ ok: false, error? }`.
@@ -17,7 +17,7 @@ fn ladder_result(v: &JsValue) -> Result<LadderResult, JsValue> {
             error: reported_error(v)?,
         });
     }
-    match de::from_js::<Option<String>>(&read::field(v, "text", "result.text")?, "result.text")? {
+    match de::from_js::<Option<String>>(&read::field(v, "text", "result")?, "result.text")? {
         Some(text) => Ok(LadderResult::ok(text)),
         None => Err(OptionError::type_("result.text", "is required and must be a string").into()),
     }
@@ -33,10 +33,8 @@ impl JsDegradationLadder {
     /// `new DegradationLadder({ task, failedCapabilities, lightModel?, locale? })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsDegradationLadder, JsValue> {
-        let options: LadderOptions = de::from_js(&options, "options")?;
-        let inner = DegradationLadder::new(options).map_err(under_options)?;
         Ok(JsDegradationLadder {
-            inner: State::new(inner),
+            inner: construct(&options, DegradationLadder::new)?,
         })
     }
 
@@ -52,19 +50,12 @@ impl JsDegradationLadder {
         let step = self.inner.with(|l| l.next(result))?;
         to_js_plain(&step)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsDegradationLadder, JsValue> {
-        let l = from_state(&state, "DegradationLadder", |l: &DegradationLadder| {
-            l.options().check().map_err(|e| e.under("options"))
-        })?;
-        Ok(JsDegradationLadder {
-            inner: State::new(l),
-        })
-    }
 }
+
+super::state_json!(
+    JsDegradationLadder,
+    "DegradationLadder",
+    DegradationLadder,
+    check: |l: &DegradationLadder| l.options().check().map_err(|e| e.under("options")),
+    wrap: |l| JsDegradationLadder { inner: State::new(l) }
+);

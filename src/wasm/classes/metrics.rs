@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, State};
+use super::State;
 use crate::error::OptionError;
 use crate::toolkit::{metrics::DEFAULT_SUMMARY_WINDOW_MS, HealingEvent, Metrics};
 use crate::wasm::{de, read, to_js_plain};
@@ -55,17 +55,12 @@ impl JsMetrics {
     pub fn to_jsonl(&self) -> Result<String, JsValue> {
         self.inner.with(|m| m.to_jsonl())
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsMetrics, JsValue> {
-        let m = from_state(&state, "Metrics", |_: &Metrics| Ok(()))?;
-        Ok(JsMetrics {
-            inner: State::new(m),
-        })
-    }
 }
+
+super::state_json!(
+    JsMetrics,
+    "Metrics",
+    Metrics,
+    check: |_: &Metrics| Ok(()),
+    wrap: |m| JsMetrics { inner: State::new(m) }
+);

@@ -52,6 +52,15 @@ impl<T: Serialize> State<T> {
     }
 }
 
+/// A constructor's state: `options` read by serde, then the core's `new` (errors under `options`).
+pub(crate) fn construct<O: DeserializeOwned, T>(
+    options: &JsValue,
+    new: impl FnOnce(O) -> Result<T, OptionError>,
+) -> Result<State<T>, JsValue> {
+    let options: O = de::from_js(options, "options")?;
+    Ok(State::new(new(options).map_err(under_options)?))
+}
+
 /// `options` of a constructor whose options may be left out (`undefined`/`null`: the defaults).
 pub(crate) fn optional_options<T: DeserializeOwned + Default>(v: &JsValue) -> Result<T, JsValue> {
     Ok(de::optional(v, "options")?)
@@ -66,6 +75,29 @@ pub(crate) fn under_options(e: OptionError) -> JsValue {
     }
     .into()
 }
+
+/// `toJSON()` and `X.fromJSON(state)` of a class that is its core type's state: the state
+/// serialised whole, and read back by [`from_state`] (`check` on the result), then `wrap`ped.
+macro_rules! state_json {
+    ($js:ident, $class:literal, $core:ty, check: $check:expr, wrap: $wrap:expr) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $js {
+            #[wasm_bindgen(js_name = toJSON)]
+            pub fn to_json(&self) -> Result<JsValue, JsValue> {
+                self.inner.to_json()
+            }
+
+            #[wasm_bindgen(js_name = fromJSON)]
+            pub fn from_json(state: JsValue) -> Result<$js, JsValue> {
+                let wrap: fn($core) -> $js = $wrap;
+                Ok(wrap($crate::wasm::classes::from_state(
+                    &state, $class, $check,
+                )?))
+            }
+        }
+    };
+}
+pub(crate) use state_json;
 
 /// `X.fromJSON(state)`: `JSON.stringify` (catching) and serde, then `check` on the result.
 pub(crate) fn from_state<T: DeserializeOwned>(

@@ -12,6 +12,7 @@ use crate::error::OptionError;
 use crate::repair_loop::{Instruction, Outcome};
 use crate::toolkit::Usage;
 use crate::wasm::error::Read;
+use crate::wasm::read::{OutcomeKind, OutcomeStart};
 use crate::wasm::structured_js::json_parse_js;
 use crate::wasm::{de, read, to_js_json};
 
@@ -29,6 +30,12 @@ struct Extras {
 #[serde(rename_all = "camelCase")]
 struct ErrorExtras {
     cost_usd: Option<f64>,
+}
+
+/// The `kind` of an outcome read field by field.
+#[derive(Deserialize)]
+struct Kind {
+    kind: OutcomeKind,
 }
 
 /// The `reason` of `rejected` and `invalid`.
@@ -51,82 +58,57 @@ fn cost(cost_usd: Option<f64>) -> Read<f64> {
 /// The outcome, and for a reply the JS string its text was read from (see [`instruction_to_js`]).
 pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
     let kind = match read::outcome_start(v) {
-        read::OutcomeStart::Error(error, cost_usd) => {
+        OutcomeStart::Error(error, cost_usd) => {
             return Ok((Outcome::Error { error, cost_usd }, None))
         }
-        read::OutcomeStart::Kind(kind) => kind,
-        read::OutcomeStart::Unread => {
-            if !read::is_object(v) {
-                return Err(OptionError::type_(
-                    "outcome",
-                    &format!("must be an object with a kind, got {}", read::type_name(v)),
-                ));
-            }
-            read::req_string(v, "kind", "outcome")?
-        }
+        OutcomeStart::Kind(kind) => kind,
+        OutcomeStart::Unread => de::read::<Kind>(v, "outcome")?.kind,
     };
-    let extras = || de::read_js::<Extras>(v, "outcome", de::Limits::DEFAULT, de::Keys::Declared);
-    let verdict = || -> Read<String> {
-        de::read_js::<Verdict>(v, "outcome", de::Limits::DEFAULT, de::Keys::Declared)
-            .map(|r| r.reason)
-    };
-    let outcome = match kind.as_str() {
-        "reply" => {
-            // Read once: the string is both the text and the source of the `done` value.
-            let text_js = read::field(v, "text", "outcome.text")?;
-            // Refused before it is copied into wasm memory (which never shrinks).
-            if let Some(length) = read::certainly_longer(&text_js, max_reply) {
-                let e = extras()?;
-                let outcome = Outcome::ReplyTooLong {
-                    length,
-                    stop_reason: e.stop_reason,
-                    cost_usd: cost(e.cost_usd)?,
-                };
-                return Ok((outcome, None));
-            }
-            let text = text_js
-                .as_string()
-                .ok_or_else(|| match read::is_nullish(&text_js) {
-                    true => OptionError::type_("outcome.text", "is required and must be a string"),
-                    false => OptionError::type_(
-                        "outcome.text",
-                        &format!("must be a string, got {}", read::type_name(&text_js)),
-                    ),
-                })?;
-            let e = extras()?;
-            let outcome = Outcome::Reply {
-                text,
-                stop_reason: e.stop_reason,
-                cost_usd: cost(e.cost_usd)?,
-                usage: e.usage,
-            };
-            return Ok((outcome, Some(text_js)));
-        }
-        "error" => {
-            let error = read::field(v, "error", "outcome.error")?;
+    let outcome = match kind {
+        OutcomeKind::Reply => return reply_arg(v, max_reply),
+        OutcomeKind::Error => {
+            let error = read::field(v, "error", "outcome")?;
+            let ErrorExtras { cost_usd } = de::read(v, "outcome")?;
             Outcome::Error {
                 error: read::error_info(&error),
-                cost_usd: cost(
-                    de::read_js::<ErrorExtras>(
-                        v,
-                        "outcome",
-                        de::Limits::DEFAULT,
-                        de::Keys::Declared,
-                    )?
-                    .cost_usd,
-                )?,
+                cost_usd: cost(cost_usd)?,
             }
         }
-        "rejected" => Outcome::Rejected { reason: verdict()? },
-        "invalid" => Outcome::Invalid { reason: verdict()? },
-        k => {
-            return Err(OptionError::type_(
-                "outcome.kind",
-                &format!("must be \"reply\", \"error\", \"rejected\" or \"invalid\", got {k:?}"),
-            ))
-        }
+        OutcomeKind::Rejected => Outcome::Rejected {
+            reason: de::read::<Verdict>(v, "outcome")?.reason,
+        },
+        OutcomeKind::Invalid => Outcome::Invalid {
+            reason: de::read::<Verdict>(v, "outcome")?.reason,
+        },
     };
     Ok((outcome, None))
+}
+
+/// A `reply`: its text read once, as the text and the source of the `done` value.
+fn reply_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
+    let text_js = read::field(v, "text", "outcome")?;
+    // Refused before it is copied into wasm memory (which never shrinks).
+    if let Some(length) = read::certainly_longer(&text_js, max_reply) {
+        let e: Extras = de::read(v, "outcome")?;
+        let outcome = Outcome::ReplyTooLong {
+            length,
+            stop_reason: e.stop_reason,
+            cost_usd: cost(e.cost_usd)?,
+        };
+        return Ok((outcome, None));
+    }
+    // Only a text that is not a string goes through serde, for its error.
+    let text = text_js
+        .as_string()
+        .map_or_else(|| de::read(&text_js, "outcome.text"), Ok)?;
+    let e: Extras = de::read(v, "outcome")?;
+    let outcome = Outcome::Reply {
+        text,
+        stop_reason: e.stop_reason,
+        cost_usd: cost(e.cost_usd)?,
+        usage: e.usage,
+    };
+    Ok((outcome, Some(text_js)))
 }
 
 /// An instruction as JS. A `done` that holds the reply exactly as the host passed it (strict

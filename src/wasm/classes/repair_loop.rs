@@ -35,7 +35,7 @@ impl JsRepairLoop {
     ) -> Result<JsRepairLoop, JsValue> {
         let o: LoopOptions = de::from_js(&options, "options")?;
         // Read beside the serde fields: a schema may be a live `Schema`, rules have their reader.
-        let schema = read::field(&options, "schema", "options.schema")?;
+        let schema = read::field(&options, "schema", "options")?;
         let schema = match read::is_nullish(&schema) {
             true => None,
             false => Some(schema_arg(&schema, "options.schema")?),
@@ -46,7 +46,7 @@ impl JsRepairLoop {
         // The seed is drawn once every option has been read.
         let seed = if o.has_seed() { 0 } else { random_seed()? };
         let mut config = o.resolve(seed);
-        config.rules = rules.unwrap_or_default();
+        config.rules = rules;
         let inner = RepairLoop::new(config, schema).map_err(|e| e.under("options"))?;
         Ok(JsRepairLoop::wrap(inner, breaker, retry_budget))
     }

@@ -6,7 +6,7 @@ use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, optional_options};
+use super::optional_options;
 use crate::toolkit::{RetryBudget, RetryBudgetOptions};
 use crate::wasm::error::Read;
 use crate::wasm::read;
@@ -72,17 +72,12 @@ impl JsRetryBudget {
     pub fn retry_budget_id(&self) -> u32 {
         self.inner.id
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsRetryBudget, JsValue> {
-        let budget = from_state(&state, "RetryBudget", RetryBudget::check)?;
-        Ok(JsRetryBudget {
-            inner: Shared::new(&RETRY_BUDGETS, budget),
-        })
-    }
 }
+
+super::state_json!(
+    JsRetryBudget,
+    "RetryBudget",
+    RetryBudget,
+    check: RetryBudget::check,
+    wrap: |b| JsRetryBudget { inner: Shared::new(&RETRY_BUDGETS, b) }
+);

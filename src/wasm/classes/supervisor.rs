@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{from_state, optional_options, under_options, State};
+use super::{optional_options, under_options, State};
 use crate::toolkit::{Step, Supervisor, SupervisorOptions};
 use crate::wasm::{de, read, to_js_plain};
 
@@ -50,20 +50,15 @@ impl JsSupervisor {
     pub fn tokens(&self) -> Result<f64, JsValue> {
         self.inner.with(|s| s.tokens() as f64)
     }
-
-    #[wasm_bindgen(js_name = toJSON)]
-    pub fn to_json(&self) -> Result<JsValue, JsValue> {
-        self.inner.to_json()
-    }
-
-    #[wasm_bindgen(js_name = fromJSON)]
-    pub fn from_json(state: JsValue) -> Result<JsSupervisor, JsValue> {
-        let s = from_state(&state, "Supervisor", |s: &Supervisor| {
-            s.options().check().map_err(|e| e.under("options"))?;
-            s.check()
-        })?;
-        Ok(JsSupervisor {
-            inner: State::new(s),
-        })
-    }
 }
+
+super::state_json!(
+    JsSupervisor,
+    "Supervisor",
+    Supervisor,
+    check: |s: &Supervisor| {
+        s.options().check().map_err(|e| e.under("options"))?;
+        s.check()
+    },
+    wrap: |s| JsSupervisor { inner: State::new(s) }
+);
