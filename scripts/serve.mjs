@@ -3,7 +3,8 @@
 //
 //   node scripts/serve.mjs [port]        (or PORT=8080 node scripts/serve.mjs; 0 = a random free port)
 //
-// Serves www/ at / and the web build of the package (pkg/web/) at /pkg/web/.
+// Serves www/ at /, the web build of the package (pkg/web/) at /pkg/web/ and the repository's
+// README.md at /README.md (the "Use with" panel shows the README's snippets, read from there).
 // Also importable: `const { url, close } = await startServer({ port: 0 })`.
 
 import { createServer } from "node:http";
@@ -30,9 +31,10 @@ const MIME = {
   ".ts": "text/plain; charset=utf-8",
 };
 
-/** URL prefix -> directory, longest prefix first. */
+/** URL prefix -> directory (a prefix ending in "/"), or exact path -> file; longest first. */
 function mounts(root) {
   return [
+    ["/README.md", join(root, "README.md")],
     ["/pkg/web/", join(root, "pkg", "web")],
     ["/", join(root, "www")],
   ];
@@ -41,6 +43,10 @@ function mounts(root) {
 /** The file a request path maps to, or null when it escapes its mount. */
 function resolvePath(pathname, table) {
   for (const [prefix, dir] of table) {
+    if (!prefix.endsWith("/")) {
+      if (pathname === prefix) return dir;
+      continue;
+    }
     if (!pathname.startsWith(prefix)) continue;
     let rest = pathname.slice(prefix.length);
     if (rest === "" || rest.endsWith("/")) rest += "index.html";
@@ -116,5 +122,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   const { url } = await startServer({ port, log: (line) => console.error(line) });
   console.log(`selfheal playground: ${url}`);
-  console.log("(serving www/ at / and pkg/web/ at /pkg/web/; Ctrl-C to stop)");
+  console.log("(serving www/ at /, pkg/web/ at /pkg/web/ and README.md; Ctrl-C to stop)");
 }

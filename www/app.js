@@ -1,4 +1,4 @@
-// The playground: loads the web build of selfheal, then wires the five panels.
+// The playground: loads the web build of selfheal, then wires the panels.
 // Plain ES modules, no build step. Served by scripts/serve.mjs (www/ at /, pkg/web/ at /pkg/web/).
 
 import { $ } from "./lib/dom.js";
@@ -7,9 +7,10 @@ import { initParse } from "./panels/parse.js";
 import { initPrompt } from "./panels/prompt.js";
 import { initLoop } from "./panels/loop.js";
 import { initLive } from "./panels/live.js";
+import { initUseWith } from "./panels/usewith.js";
 
 const PACKAGE_URL = "./pkg/web/selfheal.js";
-const TABS = ["classify", "parse", "prompt", "loop", "live"];
+const TABS = ["classify", "parse", "prompt", "loop", "live", "usewith"];
 
 function setStatus(state, text) {
   const el = $("status");
@@ -57,6 +58,7 @@ function initTabs() {
 
 async function main() {
   initTabs();
+  const snippets = initUseWith(); // README.md, not WebAssembly
   let sh;
   try {
     sh = await import(PACKAGE_URL);
@@ -77,6 +79,7 @@ async function main() {
   initPrompt(sh, parse);
   const loop = initLoop(sh);
   initLive(sh, loop);
+  await snippets;
   document.body.dataset.ready = "true";
 }
 

@@ -8,7 +8,7 @@
 
 import { test, before, after, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../../scripts/serve.mjs";
@@ -486,6 +486,29 @@ test("5. live: the host loop with fetch() against the mock LLM", async (t) => {
   }
 });
 
+test("6. use with: the README's runnable snippets, exactly as written, each with Copy", async () => {
+  // The blocks tests/js/readme_use_with.test.mjs runs, read here independently of the page's reader.
+  const readme = readFileSync(`${ROOT}README.md`, "utf8");
+  const expected = [...readme.matchAll(/<!-- example:(use-[\w-]+) -->\n```js\n([\s\S]*?)\n```\n/g)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(expected.map(([name]) => name), ["use-zod", "use-ai-sdk", "use-tools", "use-otel"]);
+
+  await tab("usewith");
+  await page.waitForSelector('#u-snippets[data-state="ready"]');
+  const shown = await page.$$eval("#u-snippets pre[data-example]", (els) => els.map((el) => [el.dataset.example, el.textContent]));
+  assert.deepEqual(shown, expected, "the panel shows the README's snippets, no more, no less, character for character");
+  assert.equal(await text("#u-title"), readme.match(/^## (Use with.*)$/m)[1]);
+  assert.match(await text("#u-intro"), /optional/);
+  assert.deepEqual(await chipsOf("#u-snippets .card-title"), ["Zod (or Valibot, ArkType) with heal", "The AI SDK", "Tool calls", "OpenTelemetry"]);
+  assert.equal(await page.isVisible("#u-error"), false);
+
+  // Copy puts the snippet, as shown, on the clipboard.
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url.slice(0, -1) });
+  await page.click('#u-snippets article[data-example="use-ai-sdk"] button.copy');
+  await waitForText('#u-snippets article[data-example="use-ai-sdk"] button.copy', "Copied");
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected[1][1]);
+  await shot("desktop-6-usewith");
+});
+
 test("390px wide: every panel fits without sideways scrolling", async () => {
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 } });
   watch(phone);
@@ -498,6 +521,7 @@ test("390px wide: every panel fits without sideways scrolling", async () => {
       ["prompt", null],
       ["loop", "#panel-loop [data-scenario=storm]"],
       ["live", null],
+      ["usewith", null],
     ];
     for (const [i, [name, preset]] of steps.entries()) {
       await tab(name, phone);

@@ -68,3 +68,16 @@ export const chip = (text, tone = "neutral", attrs = {}) => h("span", { class: `
 /** Tone of an error class, for chips and badges. */
 export const classTone = (cls) =>
   ({ transient: "amber", repairable: "violet", "semantic-invalid": "orange", "hard-fail": "red" })[cls] ?? "neutral";
+
+/** A "Copy" button: copies what text() returns and says whether it worked. */
+export function copyOnClick(button, text) {
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text());
+      button.textContent = "Copied";
+    } catch {
+      button.textContent = "Copy failed";
+    }
+    setTimeout(() => (button.textContent = "Copy"), 1500);
+  });
+}

@@ -1,6 +1,6 @@
 // Panel 3: the prompt buildRepairPrompt() writes for the failure in panel 2, in en / ja / zh.
 
-import { $, h, fill, showError, codePoints, describeThrown } from "../lib/dom.js";
+import { $, h, fill, showError, codePoints, describeThrown, copyOnClick } from "../lib/dom.js";
 import { kindChips } from "./parse.js";
 
 /** The prompt text with the <broken_output> markers highlighted. */
@@ -75,16 +75,7 @@ export function initPrompt(sh, parse) {
   $("pr-locale").addEventListener("change", update);
   $("pr-max").addEventListener("input", update);
   for (const button of document.querySelectorAll("#panel-prompt .copy")) {
-    button.addEventListener("click", async () => {
-      const text = $(button.dataset.copy).textContent;
-      try {
-        await navigator.clipboard.writeText(text);
-        button.textContent = "Copied";
-      } catch {
-        button.textContent = "Copy failed";
-      }
-      setTimeout(() => (button.textContent = "Copy"), 1500);
-    });
+    copyOnClick(button, () => $(button.dataset.copy).textContent);
   }
   update();
 }
