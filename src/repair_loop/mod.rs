@@ -32,12 +32,14 @@ use serde_json::Value;
 use crate::backoff::{u64_string, Rng};
 use crate::classify::{classify_with_rules, Cause, Classified, ErrorClass, ErrorInfo, Signal};
 use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
+use crate::structured::stream::{PartialUpdate, StreamOptions, StreamSchema};
 use crate::structured::{
-    self, stop_category, CompiledSchema, FailureKind, FailureReport, Fix, ParseOptions, Parsed,
-    SchemaCache, StopCategory,
+    self, stop_category, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,
+    ParseOptions, Parsed, SchemaCache, StopCategory,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
+use stream::InFlight;
 
 /// Which kind of repair prompt a `send-repair-prompt` carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,12 +51,14 @@ pub enum Strategy {
 }
 
 mod config;
+mod stream;
 
 pub use crate::error::OptionError;
 pub use crate::toolkit::Usage;
 pub use config::{
     BackoffOptions, Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode,
 };
+pub use stream::PushError;
 
 /// What happened to the call the host made.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +76,13 @@ pub enum Outcome {
         length: usize,
         stop_reason: Option<String>,
         cost_usd: f64,
+    },
+    /// A reply whose text is what [`RepairLoop::push`] received for this call (SPEC section 8:
+    /// `next({ kind: "reply" })` without `text` after pushes).
+    StreamedReply {
+        stop_reason: Option<String>,
+        cost_usd: f64,
+        usage: Option<Usage>,
     },
     /// Whatever the call threw or returned as an error, as read by the host layer.
     Error { error: ErrorInfo, cost_usd: f64 },
@@ -264,6 +275,11 @@ pub struct RepairLoop {
     state: LoopState,
     /// Set by [`RepairLoop::next_with`] for one step: the retry budget would refuse a resend.
     resend_refused: bool,
+    /// The schema read for streaming, made at the first push and kept for every call.
+    stream_schema: Option<Arc<StreamSchema>>,
+    /// The streamed reply of the call in flight (not part of a snapshot: a restored loop has
+    /// no call in flight).
+    in_flight: Option<InFlight>,
 }
 
 impl RepairLoop {
@@ -297,6 +313,8 @@ impl RepairLoop {
             schema,
             state,
             resend_refused: false,
+            stream_schema: None,
+            in_flight: None,
         })
     }
 
@@ -384,6 +402,8 @@ impl RepairLoop {
             schema,
             state: snapshot.state,
             resend_refused: false,
+            stream_schema: None,
+            in_flight: None,
         };
         restored.check_state()?;
         if let Some(fin) = restored.state.final_instruction.take() {
@@ -470,7 +490,41 @@ impl RepairLoop {
         Ok(())
     }
 
+    /// Whether chunks have been pushed for the call in flight.
+    pub fn is_streaming(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
     // ---- inputs ----
+
+    /// One more chunk of the reply of the call in flight (SPEC section 8): the partial value's
+    /// growth, the values that closed, and the first violation no continuation can fix (the
+    /// host should then cut the stream and feed `next` a reply with stop reason `aborted`).
+    /// Refused when the loop has finished, or, with nothing added, when the reply would exceed
+    /// `maxReplyChars` (the loop remembers it: the reply is then one too long to read).
+    pub fn push(&mut self, chunk: &str) -> Result<PartialUpdate, PushError> {
+        if self.state.final_instruction.is_some() {
+            return Err(PushError::Finished);
+        }
+        if self.in_flight.is_none() {
+            if self.stream_schema.is_none() {
+                self.stream_schema = self
+                    .schema
+                    .as_ref()
+                    .map(|s| Arc::new(StreamSchema::new(Arc::clone(s))));
+            }
+            let options = StreamOptions {
+                max_chars: self.config.max_reply_chars as usize,
+                local_repair: self.config.local_repair,
+                coerce: self.config.coerce,
+            };
+            self.in_flight = Some(InFlight::new(self.stream_schema.clone(), options));
+        }
+        match self.in_flight.as_mut() {
+            Some(in_flight) => in_flight.push(chunk),
+            None => Err(PushError::Finished),
+        }
+    }
 
     /// Feed what happened to the most recent call; get what to do next.
     pub fn next(
@@ -479,6 +533,8 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
+        // Whatever the outcome, the call in flight has ended.
+        let streamed = self.in_flight.take();
         if self.state.final_instruction.is_some() {
             let reopens = self.state.provisional
                 && matches!(outcome, Outcome::Rejected { .. } | Outcome::Invalid { .. });
@@ -502,7 +558,31 @@ impl RepairLoop {
                 stop_reason,
                 cost_usd,
                 usage: _,
-            } => self.on_reply(text, stop_reason, cost_usd, now, breaker),
+            } => {
+                // A violation seen while streaming counts if the reply is what was pushed.
+                let violation = streamed
+                    .filter(|s| s.text() == text)
+                    .and_then(|s| s.violation().cloned());
+                self.on_reply(text, stop_reason, cost_usd, now, breaker, violation)
+            }
+            Outcome::StreamedReply {
+                stop_reason,
+                cost_usd,
+                usage: _,
+            } => match streamed {
+                Some(s) => match s.too_long {
+                    Some(length) => match self.reply_arrived(cost_usd, now) {
+                        Some(late) => late,
+                        None => self.on_too_long(length),
+                    },
+                    None => {
+                        let violation = s.violation().cloned();
+                        let text = s.into_text();
+                        self.on_reply(text, stop_reason, cost_usd, now, breaker, violation)
+                    }
+                },
+                None => self.on_reply(String::new(), stop_reason, cost_usd, now, breaker, None),
+            },
             Outcome::ReplyTooLong {
                 length,
                 stop_reason: _,
@@ -646,6 +726,7 @@ impl RepairLoop {
         cost_usd: f64,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
+        violation: Option<FailureIssue>,
     ) -> Instruction {
         if let Some(late) = self.reply_arrived(cost_usd, now) {
             return late;
@@ -656,6 +737,15 @@ impl RepairLoop {
         }
         if stop_category(stop_reason.as_deref()) == StopCategory::Refused {
             return self.on_refused(stop_reason.as_deref().unwrap_or(""));
+        }
+        if let Some(issue) = violation {
+            // Definitive (SPEC 8): the whole reply would fail the same way, cut off or not; the
+            // fix prompt quotes what arrived and this issue.
+            let report = FailureReport {
+                kinds: vec![issue.kind],
+                issues: vec![issue],
+            };
+            return self.on_broken_reply(report, &text, now, breaker, true);
         }
         let options = ParseOptions {
             local_repair: self.config.local_repair,
@@ -702,7 +792,7 @@ impl RepairLoop {
                     cost_usd: self.state.cost_usd,
                 }
             }
-            Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),
+            Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker, false),
         }
     }
 
@@ -765,6 +855,7 @@ impl RepairLoop {
         raw: &str,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
+        streamed: bool,
     ) -> Instruction {
         let first_issue = report
             .issues
@@ -777,6 +868,7 @@ impl RepairLoop {
             Some(FailureKind::JsonSyntax) => (Cause::JsonSyntax, Signal::Validation),
             _ => (Cause::Schema, Signal::Validation),
         };
+        let signal = if streamed { Signal::Stream } else { signal };
         if cause == Cause::Empty {
             let classified = Classified::new(
                 ErrorClass::HardFail,

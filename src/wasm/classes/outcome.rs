@@ -49,7 +49,12 @@ fn cost(cost_usd: Option<f64>) -> Read<f64> {
 }
 
 /// The outcome, and for a reply the JS string its text was read from (see [`instruction_to_js`]).
-pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
+/// `streaming`: chunks were pushed for this call, so a reply may leave its text out.
+pub(crate) fn outcome_arg(
+    v: &JsValue,
+    max_reply: usize,
+    streaming: bool,
+) -> Read<(Outcome, Option<JsValue>)> {
     let kind = match read::outcome_start(v) {
         read::OutcomeStart::Error(error, cost_usd) => {
             return Ok((Outcome::Error { error, cost_usd }, None))
@@ -74,6 +79,16 @@ pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Optio
         "reply" => {
             // Read once: the string is both the text and the source of the `done` value.
             let text_js = read::field(v, "text", "outcome.text")?;
+            if streaming && read::is_nullish(&text_js) {
+                // The pushed text is the reply (SPEC section 8).
+                let e = extras()?;
+                let outcome = Outcome::StreamedReply {
+                    stop_reason: e.stop_reason,
+                    cost_usd: cost(e.cost_usd)?,
+                    usage: e.usage,
+                };
+                return Ok((outcome, None));
+            }
             // Refused before it is copied into wasm memory (which never shrinks).
             if let Some(length) = read::certainly_longer(&text_js, max_reply) {
                 let e = extras()?;
