@@ -79,10 +79,10 @@ fi
 
 # heal: compiled beside the glue declarations it imports its types from (tsc maps .mts to .mjs
 # and .d.mts).
-cp js/package/heal.mts "$stage/heal.mts"
+cp js/package/heal.mts js/package/stream.mts "$stage/"
 tsc --target ES2022 --module NodeNext --moduleResolution NodeNext --declaration --strict \
   --skipLibCheck --lib ES2022,DOM --removeComments false --outDir "$stage" "$stage/heal.mts"
-rm "$stage/heal.mts"
+rm "$stage/heal.mts" "$stage/stream.mts"
 cp js/package/web.package.json "$stage/web/package.json"
 node js/package/build-ecosystem.mjs "$stage"   # the entries with heal; selfheal/ai, /standard, /otel
 cp README.md "$stage/README.md"

@@ -79,6 +79,7 @@ const esbuild = await import("esbuild");
 // heal for require(): the same module as CommonJS.
 await esbuild.build({
   entryPoints: [join(stage, "heal.mjs")],
+  bundle: true, // stream.mjs goes in; the glue is only imported for its types
   format: "cjs",
   platform: "neutral",
   target: "es2022",

@@ -53,7 +53,9 @@
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
 //   instruction returned is a plain object and stays valid.
 
-import type { CircuitBreaker, Instruction, LoopOptions, Outcome, Prompt } from "./selfheal.js";
+import type { CircuitBreaker, Instruction, LoopOptions, Outcome, PartialUpdate, Prompt } from "./selfheal.js";
+import { joinSignals, startStream, type CallStream, type StreamingLoop } from "./stream.mjs";
+export { joinSignals, StreamViolation } from "./stream.mjs";
 
 /** The part of an AbortSignal heal uses. */
 export interface SignalLike {
@@ -70,7 +72,8 @@ export type Signal = typeof globalThis extends { AbortSignal: { prototype: infer
 
 export type Final = Extract<Instruction, { type: "done" } | { type: "degrade" }>;
 export interface ModelReply {
-  text: string;
+  /** May be left out after `context.push`: the pushed text is the reply. */
+  text?: string;
   stopReason?: string;
   costUsd?: number;
   usage?: { inputTokens: number; outputTokens: number };
@@ -82,12 +85,30 @@ export interface ModelReply {
  */
 export type CallModel = (
   prompt: Prompt,
-  context: { signal?: Signal; attempt: number; instruction: Instruction | null },
+  context: {
+    signal?: Signal;
+    attempt: number;
+    instruction: Instruction | null;
+    /**
+     * Streaming (SPEC section 8): call with each text delta as it arrives. On the first
+     * violation `streamSignal` aborts (its reason a `StreamViolation`), heal stops waiting for
+     * the call and feeds the loop the pushed text as a reply cut off (one fix prompt follows).
+     * A reply resolved after pushes may leave its `text` out: the pushed text is the reply.
+     */
+    push?: (chunk: string) => PartialUpdate;
+    /**
+     * Aborts when the streamed reply breaks the schema (or passes maxReplyChars): abort the
+     * request with it too (the adapters do: `joinSignals(signal, streamSignal)`).
+     */
+    streamSignal?: Signal;
+  },
 ) => Promise<ModelReply>;
 export interface Verdict { kind: "rejected" | "invalid"; reason: string }
 export interface HealOptions extends LoopOptions {
   signal?: Signal;
   onStep?: (outcome: Outcome | { kind: "aborted"; reason: string }, instruction: Instruction) => void;
+  /** Every PartialUpdate of a streamed reply (the adapters with `stream: true`, or context.push). */
+  onPartial?: (update: PartialUpdate) => void;
   check?: (value: unknown, context: { signal?: Signal }) => Verdict | null | Promise<Verdict | null>;
   breaker?: CircuitBreaker;
 }
@@ -95,6 +116,7 @@ export interface RepairLoopClass {
   new (options: LoopOptions, breaker?: CircuitBreaker): {
     next(outcome: Outcome, now?: number): Instruction;
     abort(reason?: string, now?: number): Instruction;
+    push?(chunk: string): PartialUpdate;
     free(): void;
   };
 }
@@ -102,10 +124,15 @@ export interface RepairLoopClass {
 export type Heal = (callModel: CallModel, options: HealOptions) => Promise<Final>;
 
 type Loop = InstanceType<RepairLoopClass>;
-type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-type CallContext = { attempt: number; instruction: Instruction | null };
+type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" } | { kind: "cut" };
+type CallContext = {
+  attempt: number;
+  instruction: Instruction | null;
+  push?: (chunk: string) => PartialUpdate;
+  streamSignal?: AbortSignal;
+};
 
-const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "RepairLoop"]);
+const HOST_KEYS = new Set(["signal", "onStep", "onPartial", "check", "breaker", "RepairLoop"]);
 
 /** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
 export function createHeal(RepairLoop: RepairLoopClass): Heal {
@@ -130,7 +157,7 @@ export async function heal(callModel: CallModel, options: HealOptions & { Repair
 async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, options: HealOptions): Promise<Final> {
   if (typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
   if (options === null || typeof options !== "object") throw new TypeError("heal: options must be an object");
-  const { signal, onStep, check, breaker } = options;
+  const { signal, onStep, onPartial, check, breaker } = options;
   if (signal !== undefined && signal !== null && typeof signal.aborted !== "boolean") {
     throw new TypeError("heal: options.signal must be an AbortSignal");
   }
@@ -160,9 +187,12 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
     for (;;) {
       if (signal?.aborted) return aborted();
       const until = startedAt !== null && deadlineMs !== null ? startedAt + deadlineMs : null;
-      const call = await callBefore(callModel, request, { attempt, instruction: asking }, signal, until, deadlineMs);
+      const stream: CallStream | null = typeof loop.push === "function" ? startStream(loop as StreamingLoop, onPartial) : null;
+      const context: CallContext = { attempt, instruction: asking, ...(stream ? { push: stream.push, streamSignal: stream.signal } : {}) };
+      const call = await callBefore(callModel, request, context, signal, until, deadlineMs, stream?.signal);
       if (call.kind === "aborted" || signal?.aborted) return aborted();
-      const outcome: Outcome = call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: call.error };
+      const outcome: Outcome = stream?.outcome(call)
+        ?? (call.kind === "reply" ? replyOutcome(call.reply) : { kind: "error", error: (call as { error?: unknown }).error });
       let step = next(outcome);
       onStep?.(outcome, step);
       if (step.type === "done" && check) {
@@ -197,9 +227,11 @@ async function runHeal(RepairLoop: RepairLoopClass, callModel: CallModel, option
 }
 
 /**
- * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }.
- * Ends as soon as `signal` aborts, or at `until` (ms since the epoch) with a TimeoutError,
- * whether or not callModel honours its signal (a late result is dropped).
+ * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }
+ * | { kind: "cut" }. Ends as soon as `signal` aborts, as soon as `cut` aborts (a streamed reply
+ * broke its schema; heal's own signal, if the call has one, aborts too), or at `until` (ms since the
+ * epoch) with a TimeoutError, whether or not callModel honours its signal (a late result is
+ * dropped).
  */
 function callBefore(
   callModel: CallModel,
@@ -208,6 +240,7 @@ function callBefore(
   signal: AbortSignal | undefined,
   until: number | null,
   deadlineMs: number | null,
+  cut?: AbortSignal,
 ): Promise<Settled> {
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | null | undefined;
@@ -217,14 +250,21 @@ function callBefore(
       clearTimeout(timer);
       timer = null;
       signal?.removeEventListener("abort", onAbort);
+      cut?.removeEventListener("abort", onCut);
       resolve(result);
     };
+    const onCut = () => {
+      own?.abort(cut?.reason);
+      finish({ kind: "cut" });
+    };
+    if (cut?.aborted) return finish({ kind: "cut" });
     const onAbort = () => {
       own?.abort(signal?.reason);
       finish({ kind: "aborted" });
     };
     if (signal?.aborted) return finish({ kind: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
+    cut?.addEventListener("abort", onCut, { once: true });
     if (until !== null) {
       const controller = new AbortController();
       own = controller;
@@ -324,7 +364,8 @@ function withCost(reply: ModelReply, pricing: Pricing | undefined): ModelReply {
 
 /**
  * callModel for `@anthropic-ai/sdk`: `client.messages.create` with the prompt as
- * `system` + one user message. `stream: true` streams and collects the text
+ * `system` + one user message. `stream: true` streams, pushing each text delta into the loop
+ * (heal cuts the request at the first violation: SPEC section 8), and collects the text
  * (an `event: error` mid-stream is thrown by the SDK and classified as usual); a
  * stream that ends without its final `message_stop` event reports
  * `stopReason: "incomplete"`, so the loop never takes what arrived as complete.
@@ -337,7 +378,7 @@ export function anthropicCaller(
   { pricing, max_tokens = 1024, stream = false, ...params }: { model: string; max_tokens?: number; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+  return async (prompt, { signal, push, streamSignal } = {} as Parameters<CallModel>[1]) => {
     const body: Record<string, unknown> = { ...params, max_tokens, messages: [{ role: "user", content: prompt.user }] };
     if (prompt.system) body.system = prompt.system;
     const requestOptions = signal ? { signal } : undefined;
@@ -350,7 +391,8 @@ export function anthropicCaller(
         usage: { inputTokens: message.usage?.input_tokens ?? 0, outputTokens: message.usage?.output_tokens ?? 0 },
       }, pricing);
     }
-    const events = await sdk.messages.create({ ...body, stream: true }, requestOptions);
+    const cuttable = joinSignals(signal as AbortSignal | undefined, streamSignal as AbortSignal | undefined);
+    const events = await sdk.messages.create({ ...body, stream: true }, cuttable ? { signal: cuttable } : undefined);
     let text = "";
     let stopReason: string | undefined;
     let finished = false;
@@ -362,6 +404,7 @@ export function anthropicCaller(
         outputTokens = event.message.usage?.output_tokens ?? 0;
       } else if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
         text += event.delta.text;
+        push?.(event.delta.text);
       } else if (event.type === "message_delta") {
         stopReason = event.delta.stop_reason ?? stopReason;
         outputTokens = event.usage?.output_tokens ?? outputTokens;
@@ -376,7 +419,8 @@ export function anthropicCaller(
 /**
  * callModel for `openai`: `client.chat.completions.create` with a system and a
  * user message; `finish_reason` becomes `stopReason` ("length" = cut off).
- * `stream: true` streams and collects the text (usage is asked for with
+ * `stream: true` streams, pushing each text delta into the loop (heal cuts the request at the
+ * first violation), and collects the text (usage is asked for with
  * `stream_options.include_usage`); a stream that ends without a `finish_reason`
  * reports `stopReason: "incomplete"`. An error body sent with HTTP 200, as
  * OpenRouter does (`{"error": {"code": 502, "message": ...}}`), whole or as a
@@ -390,7 +434,7 @@ export function openaiCaller(
   { pricing, stream = false, ...params }: { model: string; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return async (prompt, { signal } = {} as Parameters<CallModel>[1]) => {
+  return async (prompt, { signal, push, streamSignal } = {} as Parameters<CallModel>[1]) => {
     const messages: { role: string; content: string }[] = [];
     if (prompt.system) messages.push({ role: "system", content: prompt.system });
     messages.push({ role: "user", content: prompt.user });
@@ -403,7 +447,7 @@ export function openaiCaller(
     }
     const chunks = await sdk.chat.completions.create(
       { ...params, messages, stream: true, stream_options: { include_usage: true, ...(params.stream_options as object | undefined) } },
-      requestOptions,
+      ((s) => (s ? { signal: s } : undefined))(joinSignals(signal as AbortSignal | undefined, streamSignal as AbortSignal | undefined)),
     );
     let text = "";
     let stopReason: string | undefined;
@@ -412,7 +456,10 @@ export function openaiCaller(
       for await (const chunk of chunks) {
         throwIfErrorBody(chunk);
         const choice = chunk.choices?.[0];
-        if (typeof choice?.delta?.content === "string") text += choice.delta.content;
+        if (typeof choice?.delta?.content === "string") {
+          text += choice.delta.content;
+          push?.(choice.delta.content);
+        }
         if (choice?.finish_reason) stopReason = choice.finish_reason;
         if (chunk.usage) usage = openaiUsage(chunk.usage);
       }
