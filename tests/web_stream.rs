@@ -127,7 +127,12 @@ fn a_number_split_by_a_chunk_is_never_shown_early() {
     let p = stream(Value::Null, json!({}));
     assert_eq!(
         values(&p, &strs(&["{\"n\": 1", "2", "5, \"m\": -0.", "5}"])),
-        [json!({}), json!({}), json!({"n": 125}), json!({"n": 125, "m": -0.5})]
+        [
+            json!({}),
+            json!({}),
+            json!({"n": 125}),
+            json!({"n": 125, "m": -0.5})
+        ]
     );
 }
 
@@ -135,7 +140,10 @@ fn a_number_split_by_a_chunk_is_never_shown_early() {
 fn fences_and_prose_before_the_value() {
     let p = stream(person(), json!({}));
     assert_eq!(
-        values(&p, &strs(&["```json\n{\"name\"", ": \"Ada\", \"age\": 36}\n```"])),
+        values(
+            &p,
+            &strs(&["```json\n{\"name\"", ": \"Ada\", \"age\": 36}\n```"])
+        ),
         [json!({}), json!({"name": "Ada", "age": 36})]
     );
     let p = stream(Value::Null, json!({}));
@@ -185,13 +193,19 @@ fn violations_are_definitive_only_and_sticky() {
     assert_eq!(rs(&get(&u, "done")), json!(true));
     assert_eq!(rs(&get(&u, "closed")), json!(["/age", ""]));
     let again = p.push(JsValue::from_str(" ")).unwrap();
-    assert!(is_same(&get(&again, "violation"), &v), "sticky: the same object");
+    assert!(
+        is_same(&get(&again, "violation"), &v),
+        "sticky: the same object"
+    );
 }
 
 #[wasm_bindgen_test]
 fn the_value_is_one_live_object_and___proto___is_a_member() {
     let p = stream(Value::Null, json!({}));
-    let a = get(&p.push(JsValue::from_str("{\"__proto__\": 1, ")).unwrap(), "value");
+    let a = get(
+        &p.push(JsValue::from_str("{\"__proto__\": 1, ")).unwrap(),
+        "value",
+    );
     let b = get(&p.push(JsValue::from_str("\"x\": 2}")).unwrap(), "value");
     assert!(is_same(&a, &b));
     assert!(proto_is_object(&b));
@@ -213,8 +227,7 @@ fn hostile_chunks_are_type_errors_and_the_stream_goes_on() {
 
 #[wasm_bindgen_test]
 fn repair_loop_push_and_a_reply_without_text() {
-    let options =
-        json!({"prompt": {"system": "s", "user": "u"}, "schema": person(), "seed": 7});
+    let options = json!({"prompt": {"system": "s", "user": "u"}, "schema": person(), "seed": 7});
     let l = JsRepairLoop::new(js(options.clone()), JsValue::UNDEFINED).unwrap();
     let mut last = JsValue::UNDEFINED;
     for chunk in ["{\"name\": ", "5, \"age\""] {

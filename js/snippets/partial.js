@@ -22,6 +22,9 @@
 //     done       the top-level value has closed
 //     violation  the FailureIssue the first time there is one, else undefined (it is sticky here)
 //     returns    { value, done, closed, violation } (violation null until there is one)
+//   partialAppend(mirror, chunk, text, done, violation) -> PartialUpdate
+//                the most common push (inside a string, nothing closed): partialApply with the
+//                payload [0, 3, text], without JSON text
 //   partialText(mirror) -> string  everything pushed
 //
 // The value is one live object: later pushes grow it in place (structuredClone it to keep a
@@ -59,6 +62,19 @@ function setNext(m, key, v) {
   return [top, key];
 }
 
+function appendText(m, text) {
+  m.strVal += text;
+  if (m.slot === null) m.value = m.strVal;
+  else put(m.slot[0], m.slot[1], m.strVal);
+}
+
+export function partialAppend(m, chunk, text, done, violation) {
+  m.text += chunk;
+  if (violation !== undefined) m.violation = violation;
+  appendText(m, text);
+  return { value: m.value, done, closed: [], violation: m.violation };
+}
+
 export function partialApply(m, chunk, payload, done, violation) {
   m.text += chunk;
   if (violation !== undefined) m.violation = violation;
@@ -70,10 +86,7 @@ export function partialApply(m, chunk, payload, done, violation) {
   for (let i = n + 1; i < a.length; ) {
     const op = a[i];
     if (op === 3) {
-      // Append: the common case, a string growing.
-      m.strVal += a[i + 1];
-      if (m.slot === null) m.value = m.strVal;
-      else put(m.slot[0], m.slot[1], m.strVal);
+      appendText(m, a[i + 1]);
       i += 2;
     } else if (op === 0 || op === 1) {
       const v = op === 0 ? {} : [];

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { gatherError, startOutcome } from "../../js/snippets/gather.js";
 import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
 import { jsonText, schemaLookup, schemaRemember } from "../../js/snippets/schema_keys.js";
-import { partialApply, partialNew, partialText } from "../../js/snippets/partial.js";
+import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/partial.js";
 
 const revoked = () => {
   const { proxy, revoke } = Proxy.revocable({}, {});
@@ -133,4 +133,8 @@ test("partialApply: the flat edit protocol builds the value in place; text and v
   assert.equal(u.value, "abc");
   assert.equal(partialText(m), "x{i}");
   assert.throws(() => apply("", [0, 9]), /unknown op 9/);
+  // partialAppend is partialApply with [0, 3, text].
+  u = partialAppend(m, "d", "d", false, undefined);
+  assert.deepEqual(u, { value: "abcd", done: false, closed: [], violation: issue });
+  assert.equal(partialText(m), "x{i}d");
 });

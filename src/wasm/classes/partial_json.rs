@@ -34,6 +34,14 @@ extern "C" {
         done: bool,
         violation: &JsValue,
     ) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(catch, js_name = partialAppend)]
+    fn partial_append(
+        mirror: &JsValue,
+        chunk: &JsValue,
+        text: &str,
+        done: bool,
+        violation: &JsValue,
+    ) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(js_name = partialText)]
     fn partial_text(mirror: &JsValue) -> JsValue;
 }
@@ -109,6 +117,11 @@ impl Mirror {
             }
             _ => JsValue::UNDEFINED,
         };
+        if let ([Edit::Append { text }], true) = (update.edits.as_slice(), update.closed.is_empty())
+        {
+            // Most pushes: a string grew, nothing closed. No JSON text either way.
+            return partial_append(&self.js, chunk, text, update.done, &violation);
+        }
         let payload = payload(update)?;
         partial_apply(&self.js, chunk, &payload, update.done, &violation)
     }
