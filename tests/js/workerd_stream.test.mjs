@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PKG, WORKER_BUNDLE, bundle, scratch, taggedJson, workerdTest } from '../packaging/harness.mjs';
+import { runTestWorker, scratch, taggedJson } from '../packaging/harness.mjs';
 
 const CASES = fileURLToPath(new URL('./stream_cases.mjs', import.meta.url));
 
@@ -26,15 +26,7 @@ test('workerd: the streaming checks pass inside a Worker', async () => {
       },
     };
   `);
-  await bundle({ absWorkingDir: dir, entryPoints: ['worker.mjs'], outdir: join(dir, 'out'), ...WORKER_BUNDLE, alias: { selfheal: join(PKG, 'workerd.js') } });
-  writeFileSync(join(dir, 'out', 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = ( services = [ (name = "main", worker = .worker) ] );
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js"), (name = "selfheal_bg.wasm", wasm = embed "selfheal_bg.wasm") ],
-  compatibilityDate = "2025-09-01",
-);
-`);
-  const { code, output } = await workerdTest(join(dir, 'out', 'config.capnp'));
+  const { code, output } = await runTestWorker(dir);
   assert.equal(code, 0, output);
   const results = taggedJson(output, 'RESULT');
   assert.ok(Object.keys(results).length >= 10, output);
