@@ -79,7 +79,7 @@ test-browser-chrome:
 
 # Every suite runs in Firefox too. web_hostile's sparse array of length 2^32-1 once took
 # SpiderMonkey ~45 s per JSON.stringify; jsonText (js/snippets/schema_keys.js) now refuses it first.
-FIREFOX_SUITES ?= web web_toolkit web_policy web_de web_hostile
+FIREFOX_SUITES ?= web web_toolkit web_policy web_de web_hostile web_stream
 # wasm-bindgen-test-runner stops geckodriver but leaves its Firefox running (one per suite,
 # busy on the CPU for as long as it lives): the last line ends those, whatever the result.
 test-browser-firefox:

@@ -32,3 +32,6 @@ for arg in "$@"; do
     fi
   fi
 done
+# Streaming (issue 13): PartialJson against the AI SDK's parsePartialJson and partial-json.
+if [ ! -d node_modules/partial-json ]; then npm install --no-audit --no-fund 1>&2; fi
+node bench/stream.mjs "$@"

@@ -103,6 +103,8 @@ pub enum Signal {
     Message,
     Validation,
     StopReason,
+    /// A streamed reply broke its schema before it ended (`RepairLoop::push`, SPEC section 8).
+    Stream,
     /// One of the caller's [`ClassifyRule`]s matched.
     Rule,
     None,

@@ -76,7 +76,7 @@ pub use classify::{
 pub use prompt::{build_fix_prompt, build_reask_prompt, Correction, Locale, Prompt};
 pub use repair_loop::{
     Attempt, Budget, FallbackPlan, Instruction, LoopConfig, LoopOptions, LoopReport, Mode,
-    OptionError, Outcome, RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
+    OptionError, Outcome, PushError, RepairLoop, Snapshot, Source, StopReason, Strategy, Usage,
 };
 pub use structured::{
     parse, repair_json, CompiledSchema, FailureIssue, FailureKind, FailureReport, Fix,

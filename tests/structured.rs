@@ -257,6 +257,10 @@ fn the_truncation_issue_says_why_the_reply_is_not_complete() {
     assert!(message("content_filter")
         .starts_with("the provider stopped the reply (content_filter): it is not an answer"));
     assert!(message("OTHER").starts_with("the reply did not finish (stop reason \"OTHER\")"));
+    // The two stop reasons a streaming host gives (SPEC section 8).
+    assert!(message("aborted").starts_with("the reply was cut off: the host aborted the stream ("));
+    assert!(message("incomplete")
+        .starts_with("the reply was cut off: the stream ended without its final event ("));
     // A stop reason is data from outside: one line, short.
     let m = message(&format!("x\n{}", "y".repeat(100)));
     assert!(!m.contains('\n') && m.chars().count() < 150, "{m}");

@@ -93,7 +93,7 @@ const esbuild = await import("esbuild");
 // heal for require(): the same module as CommonJS.
 await esbuild.build({
   entryPoints: [join(stage, "heal.mjs")],
-  bundle: true, // its modules (heal-schema, models, standard, otel) inlined: require() needs no ESM
+  bundle: true, // its modules (heal-schema, models, tools, stream, standard, otel) inlined: require() needs no ESM
   format: "cjs",
   platform: "neutral",
   target: "es2022",

@@ -17,7 +17,7 @@ export interface Classified {
   reason: string;
   /** Which signal decided. */
   signal: "x-should-retry" | "status" | "error-type" | "code" | "message"
-        | "validation" | "stop-reason" | "rule" | "none";
+        | "validation" | "stop-reason" | "stream" | "rule" | "none";
   /** Server-requested wait in milliseconds, or null. */
   retryAfterMs: number | null;
 }
@@ -103,6 +103,40 @@ export class Schema {
 }
 export function parseStructured(schema: object | boolean | string | Schema, raw: string,
                                 options?: ParseOptions): Parsed;
+// ---------- streaming (SPEC section 8) ----------
+export interface PartialUpdate {
+  /**
+   * undefined until a value starts; open containers hold what has arrived; an unfinished string
+   * is its prefix; an unfinished number or literal is left out (never a guess). One live value:
+   * later pushes grow it in place (structuredClone it to keep a snapshot).
+   */
+  value: unknown;
+  /** The top-level value has closed. */
+  done: boolean;
+  /** JSON Pointers of the values that closed during this push, in order. */
+  closed: string[];
+  /** The first issue no continuation can fix; sticky once set. */
+  violation: FailureIssue | null;
+}
+export interface PartialJsonOptions {
+  /** default 4000000: longest text, in code points; a push past it throws RangeError, adding nothing */
+  maxChars?: number;
+  /** default true: what finish() and the checks assume (as parseStructured's localRepair) */
+  localRepair?: boolean;
+  /** default false: as parseStructured's coerce (no type, enum or const check mid-stream) */
+  coerce?: boolean;
+}
+export class PartialJson {
+  free(): void;
+  [Symbol.dispose](): void;
+  constructor(schema?: object | boolean | string | Schema | null, options?: PartialJsonOptions);
+  /** Amortised O(chunk): never re-reads earlier text. */
+  push(chunk: string): PartialUpdate;
+  /** = parseStructured(schema, text, options); localRepair and coerce default to the stream's. */
+  finish(options?: ParseOptions): Parsed;
+  /** Everything pushed, as pushed. */
+  readonly text: string;
+}
 export type Locale = "en" | "ja" | "zh";
 export interface Prompt { system: string; user: string }
 export function buildRepairPrompt(report: FailureReport, schema: object | boolean | string | Schema, raw: string,
@@ -167,7 +201,8 @@ export interface LoopOptions {
   rules?: ClassifyRule[];
 }
 export type Outcome =
-  | { kind: "reply"; text: string; stopReason?: string; costUsd?: number;
+  /** text may be left out after push(): the pushed text is the reply. */
+  | { kind: "reply"; text?: string; stopReason?: string; costUsd?: number;
       usage?: { inputTokens: number; outputTokens: number } }
   | { kind: "error"; error: unknown; costUsd?: number }
   | { kind: "rejected"; reason: string }
@@ -211,6 +246,12 @@ export class RepairLoop {
   constructor(options: LoopOptions, breaker?: CircuitBreaker | null, retryBudget?: RetryBudget | null);
   /** now defaults to Date.now(). */
   next(outcome: Outcome, now?: number): Instruction;
+  /**
+   * The streamed reply of the call in flight (the loop's schema, localRepair, coerce; maxChars is
+   * maxReplyChars): a RangeError past it, adding nothing; an Error once the loop has finished.
+   * On a violation, cut the stream and feed { kind: "reply", stopReason: "aborted" }.
+   */
+  push(chunk: string): PartialUpdate;
   /** degrade "aborted" (or the final instruction already given). */
   abort(reason?: string, now?: number): Instruction;
   readonly attempts: Attempt[];

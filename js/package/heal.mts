@@ -59,7 +59,7 @@
 //   (tools.mts), `models` is a fallback chain (models.mts, called as `heal({ models, ... })`),
 //   `tracer` an OpenTelemetry Tracer (a span per call, selfheal/otel): docs/ECOSYSTEM.md.
 
-import type { CircuitBreaker, Instruction, LoopOptions, Outcome, Prompt, RetryBudget } from "./selfheal.js";
+import type { CircuitBreaker, Instruction, LoopOptions, Outcome, PartialUpdate, Prompt, RetryBudget } from "./selfheal.js";
 import { prepareSchema } from "./heal-schema.mjs";
 import type { Accepted } from "./heal-schema.mjs";
 import { runChain } from "./models.mjs";
@@ -68,9 +68,11 @@ import { isTracer, startModelCall } from "./otel.mjs";
 import { prepareTools } from "./tools.mjs";
 import type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
 import type { ModelCall, TracerLike } from "./otel.mjs";
+import { joinSignals, startStream, type CallStream, type StreamingLoop } from "./stream.mjs";
 
 export type { ModelEntry, ModelLeft, ModelSpec } from "./models.mjs";
 export type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
+export { joinSignals, StreamViolation } from "./stream.mjs";
 
 /** The part of an AbortSignal heal uses. */
 export interface SignalLike {
@@ -93,7 +95,8 @@ export type Final = Extract<Instruction, { type: "done" } | { type: "degrade" }>
  */
 export type HealResult = Final & Partial<ChainResult>;
 export interface ModelReply {
-  text: string;
+  /** May be left out after `context.push`: the pushed text is the reply. */
+  text?: string;
   stopReason?: string;
   costUsd?: number;
   usage?: { inputTokens: number; outputTokens: number };
@@ -112,6 +115,18 @@ export type CallModel = ((
     signal?: Signal; attempt: number; instruction: Instruction | null;
     /** heal's `tools` as JSON Schema definitions: offer them, a call required. */
     tools?: ToolDefinition[];
+    /**
+     * Streaming (SPEC section 8): call with each text delta as it arrives. On the first
+     * violation `streamSignal` aborts (its reason a `StreamViolation`), heal stops waiting for
+     * the call and feeds the loop the pushed text as a reply cut off (one fix prompt follows).
+     * A reply resolved after pushes may leave its `text` out: the pushed text is the reply.
+     */
+    push?: (chunk: string) => PartialUpdate;
+    /**
+     * Aborts when the streamed reply breaks the schema (or passes maxReplyChars): abort the
+     * request with it too (the adapters do: `joinSignals(signal, streamSignal)`).
+     */
+    streamSignal?: Signal;
   },
 ) => Promise<ModelReply>) & { provider?: string; model?: string };
 export interface Verdict { kind: "rejected" | "invalid"; reason: string }
@@ -122,6 +137,8 @@ export interface HealOptions extends Omit<LoopOptions, "schema"> {
   schema?: LoopOptions["schema"] | StandardSchemaLike;
   signal?: Signal;
   onStep?: (outcome: Outcome | { kind: "aborted"; reason: string }, instruction: Instruction) => void;
+  /** Every PartialUpdate of a streamed reply (the adapters with `stream: true`, or context.push). */
+  onPartial?: (update: PartialUpdate) => void;
   check?: (value: unknown, context: { signal?: Signal }) => Verdict | null | Promise<Verdict | null>;
   breaker?: CircuitBreaker;
   /** The clock the loop reads (ms since the epoch); default `Date.now`. */
@@ -145,6 +162,7 @@ export interface RepairLoopClass {
   new (options: LoopOptions, breaker?: CircuitBreaker, retryBudget?: RetryBudget): {
     next(outcome: Outcome, now?: number): Instruction;
     abort(reason?: string, now?: number): Instruction;
+    push?(chunk: string): PartialUpdate;
     free(): void;
   };
 }
@@ -156,10 +174,16 @@ export interface Heal {
 }
 
 type Loop = InstanceType<RepairLoopClass>;
-type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" };
-type CallContext = { attempt: number; instruction: Instruction | null; tools?: ToolDefinition[] };
+type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" } | { kind: "cut" };
+type CallContext = {
+  attempt: number;
+  instruction: Instruction | null;
+  tools?: ToolDefinition[];
+  push?: (chunk: string) => PartialUpdate;
+  streamSignal?: AbortSignal;
+};
 
-const HOST_KEYS = new Set(["signal", "onStep", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn", "tools", "now", "sleep"]);
+const HOST_KEYS = new Set(["signal", "onStep", "onPartial", "check", "breaker", "retryBudget", "RepairLoop", "models", "tracer", "warn", "tools", "now", "sleep"]);
 
 /** Bind heal() to a RepairLoop class (from whichever entry of the package you use). */
 export function createHeal(RepairLoop: RepairLoopClass): Heal {
@@ -185,6 +209,7 @@ export async function heal(callModel: CallModel | null, options: HealOptions & {
 interface Host {
   signal: Signal | undefined;
   onStep: HealOptions["onStep"];
+  onPartial: HealOptions["onPartial"];
   check: HealOptions["check"];
   accept: (value: unknown) => Promise<Accepted>;
   tracer: TracerLike | undefined;
@@ -203,7 +228,7 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
   const options = (oneArgument ? first : second) as HealOptions;
   const callModel = (oneArgument ? undefined : first) as CallModel | null | undefined;
   if (options === null || typeof options !== "object") throw new TypeError("heal: options must be an object");
-  const { signal, onStep, check, breaker, retryBudget, models, tracer, tools, warn = defaultWarn } = options;
+  const { signal, onStep, onPartial, check, breaker, retryBudget, models, tracer, tools, warn = defaultWarn } = options;
   if (models === undefined && typeof callModel !== "function") throw new TypeError("heal: callModel must be a function");
   if (models !== undefined && callModel !== undefined && callModel !== null) {
     throw new TypeError("heal: give either callModel or options.models (heal({ models, ...options })), not both");
@@ -221,7 +246,7 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
   const asOptions = loopOptions as unknown as LoopOptions;
   const now = options.now ?? Date.now;
   const wait = options.sleep ? hostSleep(options.sleep) : sleep;
-  const host: Host = { signal, onStep, check, accept: prepared.accept, tracer, clock: { startedAt: null }, now, wait };
+  const host: Host = { signal, onStep, onPartial, check, accept: prepared.accept, tracer, clock: { startedAt: null }, now, wait };
   if (toolset) host.tools = { definitions: toolset.definitions, replyText: toolset.replyText };
   if (models === undefined) {
     return runOne({ RepairLoop, callModel: callModel as CallModel, loopOptions: asOptions, host, breaker, retryBudget });
@@ -289,20 +314,30 @@ async function runOne(run: Run): Promise<Final> {
       if (signal?.aborted) return aborted();
       const until = clock.startedAt !== null && deadlineMs !== null ? clock.startedAt + deadlineMs : null;
       const span: ModelCall | null = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
-      const context: CallContext = host.tools ? { attempt, instruction: asking, tools: host.tools.definitions } : { attempt, instruction: asking };
-      const call = await callBefore(callModel, request, context, signal, until === null ? null : until - now(), deadlineMs);
+      // A later model's loop is made at its first push or outcome (see create).
+      const streaming: StreamingLoop = { push: (chunk) => (loop ??= create()).push!(chunk) };
+      const stream: CallStream | null = typeof (RepairLoop as { prototype?: { push?: unknown } }).prototype?.push === "function" ? startStream(streaming, host.onPartial) : null;
+      const context: CallContext = { attempt, instruction: asking };
+      if (host.tools) context.tools = host.tools.definitions;
+      if (stream) Object.assign(context, { push: stream.push, streamSignal: stream.signal });
+      const call = await callBefore(callModel, request, context, signal, until === null ? null : until - now(), deadlineMs, stream?.signal);
       if (call.kind === "aborted" || signal?.aborted) {
         const step = aborted();
         span?.instruction(step);
         return step;
       }
       let outcome: Outcome;
-      if (call.kind === "reply") {
+      const streamed = stream?.outcome(call) ?? null;
+      if (streamed !== null) {
+        outcome = streamed;
+        if (call.kind === "reply") span?.reply({ usage: (outcome as { usage?: { inputTokens: number; outputTokens: number } }).usage });
+      } else if (call.kind === "reply") {
         outcome = replyOutcome(call.reply, host.tools?.replyText);
         span?.reply({ usage: (outcome as { usage?: { inputTokens: number; outputTokens: number } }).usage });
       } else {
-        outcome = { kind: "error", error: call.error };
-        span?.error(call.error);
+        const error = (call as { error?: unknown }).error;
+        outcome = { kind: "error", error };
+        span?.error(error);
       }
       let step = next(outcome);
       onStep?.(outcome, step);
@@ -359,9 +394,11 @@ function defaultWarn(message: string): void {
 }
 
 /**
- * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }.
- * Ends as soon as `signal` aborts, or after `left` ms (if not null) with a TimeoutError,
- * whether or not callModel honours its signal (a late result is dropped).
+ * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }
+ * | { kind: "cut" }. Ends as soon as `signal` aborts, as soon as `cut` aborts (a streamed reply
+ * broke its schema; heal's own signal, if the call has one, aborts too), or after `left` ms (if
+ * not null) with a TimeoutError, whether or not callModel honours its signal (a late result is
+ * dropped).
  */
 function callBefore(
   callModel: CallModel,
@@ -370,6 +407,7 @@ function callBefore(
   signal: AbortSignal | undefined,
   left: number | null,
   deadlineMs: number | null,
+  cut?: AbortSignal,
 ): Promise<Settled> {
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | null | undefined;
@@ -379,14 +417,21 @@ function callBefore(
       clearTimeout(timer);
       timer = null;
       signal?.removeEventListener("abort", onAbort);
+      cut?.removeEventListener("abort", onCut);
       resolve(result);
     };
+    const onCut = () => {
+      own?.abort(cut?.reason);
+      finish({ kind: "cut" });
+    };
+    if (cut?.aborted) return finish({ kind: "cut" });
     const onAbort = () => {
       own?.abort(signal?.reason);
       finish({ kind: "aborted" });
     };
     if (signal?.aborted) return finish({ kind: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
+    cut?.addEventListener("abort", onCut, { once: true });
     if (left !== null) {
       const controller = new AbortController();
       own = controller;
@@ -495,7 +540,8 @@ function withCost(reply: ModelReply, pricing: Pricing | undefined): ModelReply {
 
 /**
  * callModel for `@anthropic-ai/sdk`: `client.messages.create` with the prompt as
- * `system` + one user message. `stream: true` streams and collects the text
+ * `system` + one user message. `stream: true` streams, pushing each text delta into the loop
+ * (heal cuts the request at the first violation: SPEC section 8), and collects the text
  * (an `event: error` mid-stream is thrown by the SDK and classified as usual); a
  * stream that ends without its final `message_stop` event reports
  * `stopReason: "incomplete"`, so the loop never takes what arrived as complete.
@@ -508,7 +554,7 @@ export function anthropicCaller(
   { pricing, max_tokens = 1024, stream = false, ...params }: { model: string; max_tokens?: number; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return named("anthropic", params.model, async (prompt, { signal, tools } = {} as Parameters<CallModel>[1]) => {
+  return named("anthropic", params.model, async (prompt, { signal, tools, push, streamSignal } = {} as Parameters<CallModel>[1]) => {
     const body: Record<string, unknown> = { ...params, max_tokens, messages: [{ role: "user", content: prompt.user }] };
     if (prompt.system) body.system = prompt.system;
     if (tools) Object.assign(body, anthropicTools(tools));
@@ -523,7 +569,10 @@ export function anthropicCaller(
         toolCall: anthropicToolCall(message.content),
       }, pricing);
     }
-    const events = await sdk.messages.create({ ...body, stream: true }, requestOptions);
+    // Streamed tool calls are not read (yet): with tools, the text deltas are not the loop's value.
+    if (tools) push = undefined;
+    const cuttable = joinSignals(signal as AbortSignal | undefined, streamSignal as AbortSignal | undefined);
+    const events = await sdk.messages.create({ ...body, stream: true }, cuttable ? { signal: cuttable } : undefined);
     let text = "";
     let stopReason: string | undefined;
     let finished = false;
@@ -535,6 +584,7 @@ export function anthropicCaller(
         outputTokens = event.message.usage?.output_tokens ?? 0;
       } else if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
         text += event.delta.text;
+        push?.(event.delta.text);
       } else if (event.type === "message_delta") {
         stopReason = event.delta.stop_reason ?? stopReason;
         outputTokens = event.usage?.output_tokens ?? outputTokens;
@@ -549,7 +599,8 @@ export function anthropicCaller(
 /**
  * callModel for `openai`: `client.chat.completions.create` with a system and a
  * user message; `finish_reason` becomes `stopReason` ("length" = cut off).
- * `stream: true` streams and collects the text (usage is asked for with
+ * `stream: true` streams, pushing each text delta into the loop (heal cuts the request at the
+ * first violation), and collects the text (usage is asked for with
  * `stream_options.include_usage`); a stream that ends without a `finish_reason`
  * reports `stopReason: "incomplete"`. An error body sent with HTTP 200, as
  * OpenRouter does (`{"error": {"code": 502, "message": ...}}`), whole or as a
@@ -563,7 +614,7 @@ export function openaiCaller(
   { pricing, stream = false, ...params }: { model: string; stream?: boolean; pricing?: Pricing; [key: string]: unknown },
 ): CallModel {
   const sdk: Sdk = client;
-  return named("openai", params.model, async (prompt, { signal, tools } = {} as Parameters<CallModel>[1]) => {
+  return named("openai", params.model, async (prompt, { signal, tools, push, streamSignal } = {} as Parameters<CallModel>[1]) => {
     const messages: { role: string; content: string }[] = [];
     if (prompt.system) messages.push({ role: "system", content: prompt.system });
     messages.push({ role: "user", content: prompt.user });
@@ -577,9 +628,10 @@ export function openaiCaller(
         toolCall: openaiToolCall(choice?.message?.tool_calls),
       }, pricing);
     }
+    if (tools) push = undefined; // streamed tool calls are not read (yet), as above
     const chunks = await sdk.chat.completions.create(
       { ...params, messages, stream: true, stream_options: { include_usage: true, ...(params.stream_options as object | undefined) } },
-      requestOptions,
+      ((s) => (s ? { signal: s } : undefined))(joinSignals(signal as AbortSignal | undefined, streamSignal as AbortSignal | undefined)),
     );
     let text = "";
     let stopReason: string | undefined;
@@ -588,7 +640,10 @@ export function openaiCaller(
       for await (const chunk of chunks) {
         throwIfErrorBody(chunk);
         const choice = chunk.choices?.[0];
-        if (typeof choice?.delta?.content === "string") text += choice.delta.content;
+        if (typeof choice?.delta?.content === "string") {
+          text += choice.delta.content;
+          push?.(choice.delta.content);
+        }
         if (choice?.finish_reason) stopReason = choice.finish_reason;
         if (chunk.usage) usage = openaiUsage(chunk.usage);
       }

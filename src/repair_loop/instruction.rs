@@ -37,6 +37,13 @@ pub enum Outcome {
         stop_reason: Option<String>,
         cost_usd: f64,
     },
+    /// A reply whose text is what [`RepairLoop::push`](super::RepairLoop::push) received for
+    /// this call (SPEC section 8: `next({ kind: "reply" })` without `text` after pushes).
+    StreamedReply {
+        stop_reason: Option<String>,
+        cost_usd: f64,
+        usage: Option<Usage>,
+    },
     /// Whatever the call threw or returned as an error, as read by the host layer.
     Error { error: ErrorInfo, cost_usd: f64 },
     /// A downstream system refused the most recent value, with a reason.

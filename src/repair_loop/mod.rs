@@ -31,9 +31,10 @@ use serde_json::Value;
 use crate::backoff::Rng;
 use crate::classify::{classify_with_rules, Cause, Classified, ErrorClass, ErrorInfo, Signal};
 use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
+use crate::structured::stream::{PartialUpdate, StreamOptions, StreamSchema};
 use crate::structured::{
-    self, stop_category, CompiledSchema, FailureKind, FailureReport, ParseOptions, Parsed,
-    StopCategory,
+    self, stop_category, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions,
+    Parsed, StopCategory,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
@@ -41,6 +42,7 @@ use crate::toolkit::{CircuitBreaker, RetryBudget};
 mod config;
 mod instruction;
 mod state;
+mod stream;
 
 pub use crate::error::OptionError;
 pub use crate::toolkit::Usage;
@@ -50,6 +52,8 @@ pub use config::{
 pub use instruction::{Instruction, Outcome, Source, StopReason, Strategy};
 pub use state::{Attempt, ByClass, LoopReport, Snapshot};
 use state::{LoopState, Phase};
+pub use stream::PushError;
+use stream::InFlight;
 
 /// The step-driven loop. See the module docs for the rules.
 #[derive(Debug, Clone)]
@@ -59,6 +63,11 @@ pub struct RepairLoop {
     state: LoopState,
     /// Set by [`RepairLoop::next_with`] for one step: the retry budget would refuse a resend.
     resend_refused: bool,
+    /// The schema read for streaming, made at the first push and kept for every call.
+    stream_schema: Option<Arc<StreamSchema>>,
+    /// The streamed reply of the call in flight (not part of a snapshot: a restored loop has
+    /// no call in flight).
+    in_flight: Option<InFlight>,
 }
 
 impl RepairLoop {
@@ -73,6 +82,8 @@ impl RepairLoop {
             schema,
             state,
             resend_refused: false,
+            stream_schema: None,
+            in_flight: None,
         })
     }
 
@@ -97,7 +108,41 @@ impl RepairLoop {
         &self.state.attempts
     }
 
+    /// Whether chunks have been pushed for the call in flight.
+    pub fn is_streaming(&self) -> bool {
+        self.in_flight.is_some()
+    }
+
     // ---- inputs ----
+
+    /// One more chunk of the reply of the call in flight (SPEC section 8): the partial value's
+    /// growth, the values that closed, and the first violation no continuation can fix (the
+    /// host should then cut the stream and feed `next` a reply with stop reason `aborted`).
+    /// Refused when the loop has finished, or, with nothing added, when the reply would exceed
+    /// `maxReplyChars` (the loop remembers it: the reply is then one too long to read).
+    pub fn push(&mut self, chunk: &str) -> Result<PartialUpdate, PushError> {
+        if self.is_finished() {
+            return Err(PushError::Finished);
+        }
+        if self.in_flight.is_none() {
+            if self.stream_schema.is_none() {
+                self.stream_schema = self
+                    .schema
+                    .as_ref()
+                    .map(|s| Arc::new(StreamSchema::new(Arc::clone(s))));
+            }
+            let options = StreamOptions {
+                max_chars: self.config.max_reply_chars as usize,
+                local_repair: self.config.local_repair,
+                coerce: self.config.coerce,
+            };
+            self.in_flight = Some(InFlight::new(self.stream_schema.clone(), options));
+        }
+        match self.in_flight.as_mut() {
+            Some(in_flight) => in_flight.push(chunk),
+            None => Err(PushError::Finished),
+        }
+    }
 
     /// Feed what happened to the most recent call; get what to do next.
     pub fn next(
@@ -106,6 +151,8 @@ impl RepairLoop {
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
+        // Whatever the outcome, the call in flight has ended.
+        let streamed = self.in_flight.take();
         // Only a verdict right after a `done` reopens it (and judges that reply, so no call is
         // in flight); anything else the host feeds first closes that window.
         let reopens = matches!(self.state.phase, Phase::Provisional(_))
@@ -125,7 +172,31 @@ impl RepairLoop {
                 stop_reason,
                 cost_usd,
                 usage: _,
-            } => self.on_reply(text, stop_reason, cost_usd, now, breaker),
+            } => {
+                // A violation seen while streaming counts if the reply is what was pushed.
+                let violation = streamed
+                    .filter(|s| s.text() == text)
+                    .and_then(|s| s.violation().cloned());
+                self.on_reply(text, stop_reason, cost_usd, now, breaker, violation)
+            }
+            Outcome::StreamedReply {
+                stop_reason,
+                cost_usd,
+                usage: _,
+            } => match streamed {
+                Some(s) => match s.too_long {
+                    Some(length) => match self.reply_arrived(cost_usd, now) {
+                        Some(late) => late,
+                        None => self.on_too_long(length),
+                    },
+                    None => {
+                        let violation = s.violation().cloned();
+                        let text = s.into_text();
+                        self.on_reply(text, stop_reason, cost_usd, now, breaker, violation)
+                    }
+                },
+                None => self.on_reply(String::new(), stop_reason, cost_usd, now, breaker, None),
+            },
             Outcome::ReplyTooLong {
                 length,
                 stop_reason: _,
@@ -209,6 +280,7 @@ impl RepairLoop {
         cost_usd: f64,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
+        violation: Option<FailureIssue>,
     ) -> Instruction {
         if let Some(late) = self.reply_arrived(cost_usd, now) {
             return late;
@@ -219,6 +291,15 @@ impl RepairLoop {
         }
         if stop_category(stop_reason.as_deref()) == StopCategory::Refused {
             return self.on_refused(stop_reason.as_deref().unwrap_or(""));
+        }
+        if let Some(issue) = violation {
+            // Definitive (SPEC 8): the whole reply would fail the same way, cut off or not; the
+            // fix prompt quotes what arrived and this issue.
+            let report = FailureReport {
+                kinds: vec![issue.kind],
+                issues: vec![issue],
+            };
+            return self.on_broken_reply(report, &text, now, breaker, true);
         }
         let options = ParseOptions {
             local_repair: self.config.local_repair,
@@ -267,7 +348,7 @@ impl RepairLoop {
                     validated,
                 }
             }
-            Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker),
+            Parsed::Err { report, .. } => self.on_broken_reply(report, &text, now, breaker, false),
         }
     }
 
@@ -330,6 +411,7 @@ impl RepairLoop {
         raw: &str,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
+        streamed: bool,
     ) -> Instruction {
         let first_issue = report
             .issues
@@ -342,6 +424,7 @@ impl RepairLoop {
             Some(FailureKind::JsonSyntax) => (Cause::JsonSyntax, Signal::Validation),
             _ => (Cause::Schema, Signal::Validation),
         };
+        let signal = if streamed { Signal::Stream } else { signal };
         if cause == Cause::Empty {
             let classified = Classified::new(
                 ErrorClass::HardFail,

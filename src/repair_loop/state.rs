@@ -290,6 +290,8 @@ impl RepairLoop {
             schema,
             state,
             resend_refused: false,
+            stream_schema: None,
+            in_flight: None,
         })
     }
 

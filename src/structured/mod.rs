@@ -358,6 +358,11 @@ fn truncated_report(stop: Option<&str>, syntax_error: Option<&serde_json::Error>
             "the provider stopped the reply ({}): it is not an answer",
             one_line(r, 40)
         ),
+        // The two a host gives for a stream (SPEC section 8).
+        (_, Some("aborted")) => "the reply was cut off: the host aborted the stream".to_string(),
+        (_, Some("incomplete")) => {
+            "the reply was cut off: the stream ended without its final event".to_string()
+        }
         (_, Some(r)) if CUT_OFF_STOP_REASONS.contains(&r) => {
             "the reply was cut off at the output limit".to_string()
         }

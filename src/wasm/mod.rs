@@ -22,6 +22,7 @@ pub use classes::compaction::{apply_summary, estimate_tokens, plan_compaction};
 pub use classes::fallback_chain::JsFallbackChain;
 pub use classes::ladder::JsDegradationLadder;
 pub use classes::metrics::JsMetrics;
+pub use classes::partial_json::JsPartialJson;
 pub use classes::repair_loop::JsRepairLoop;
 pub use classes::retry_budget::JsRetryBudget;
 pub use classes::supervisor::JsSupervisor;

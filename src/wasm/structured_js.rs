@@ -352,7 +352,7 @@ extern "C" {
 /// that text is the caller's own string (strict JSON, nothing repaired), the JS string itself is
 /// parsed and nothing is copied out of wasm memory, unless it held U+FFFD: then it may have had
 /// a lone surrogate that crossed as U+FFFD, and the Rust text is parsed as before.
-fn parsed_to_js(
+pub(crate) fn parsed_to_js(
     raw_js: &JsValue,
     raw: &str,
     parsed: &structured::Parsed,

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { gatherError, startOutcome } from "../../js/snippets/gather.js";
 import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
 import { jsonText, schemaLookup, schemaRemember } from "../../js/snippets/schema_keys.js";
+import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/partial.js";
 
 const revoked = () => {
   const { proxy, revoke } = Proxy.revocable({}, {});
@@ -101,4 +102,39 @@ test("instructions: the contract's object literals, key for key", () => {
   assert.deepEqual(parsedOk(1, "code-fence,trailing-comma").fixes, ["code-fence", "trailing-comma"]);
   assert.deepEqual(Object.keys(done(1, "1", "first-pass", "", 1, 0)),
     ["type", "value", "text", "source", "fixes", "attempts", "costUsd"]);
+});
+
+test("partialApply: the flat edit protocol builds the value in place; text and violation kept", () => {
+  const m = partialNew();
+  const apply = (chunk, payload, done = false, violation = undefined) =>
+    partialApply(m, chunk, payload === "" ? "" : JSON.stringify(payload), done, violation);
+  let u = apply("x", "");
+  assert.deepEqual(u, { value: undefined, done: false, closed: [], violation: null });
+  // Begin object, key "a": Begin array, Scalar 1, Begin string (element), Append.
+  u = apply("{", [0, 0, null, 1, "a", 4, null, 1, 2, null, 3, "h"]);
+  const root = u.value;
+  assert.deepEqual(root, { a: [1, "h"] });
+  u = apply("i", [1, "/a/1", 3, "i", 5, 5, 2, "s", 3, "t"]);
+  assert.equal(u.value, root, "one live object");
+  assert.deepEqual(u.closed, ["/a/1"]);
+  assert.deepEqual(root, { a: [1, "hi"], s: "t" });
+  // End the string, then the object; a key seen again replaces the member in place.
+  u = apply("}", [1, "", 5, 4, "a", true, 4, "__proto__", null, 5], true);
+  assert.deepEqual(Object.keys(root), ["a", "s", "__proto__"]);
+  assert.equal(root.a, true);
+  assert.equal(Object.getPrototypeOf(root), Object.prototype);
+  assert.equal(u.done, true);
+  // The violation crosses once and stays.
+  const issue = { kind: "schema", path: "", message: "m" };
+  assert.equal(apply("", "", true, issue).violation, issue);
+  assert.equal(apply("", "").violation, issue);
+  // Reset: back to undefined; a top-level string grows by Append.
+  u = apply("", [0, 6, 2, null, 3, "ab", 3, "c"]);
+  assert.equal(u.value, "abc");
+  assert.equal(partialText(m), "x{i}");
+  assert.throws(() => apply("", [0, 9]), /unknown op 9/);
+  // partialAppend is partialApply with [0, 3, text].
+  u = partialAppend(m, "d", "d", false, undefined);
+  assert.deepEqual(u, { value: "abcd", done: false, closed: [], violation: issue });
+  assert.equal(partialText(m), "x{i}d");
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PKG, WORKER_BUNDLE, bundle, scratch, taggedJson, workerdTest } from '../packaging/harness.mjs';
+import { runTestWorker, scratch, taggedJson } from '../packaging/harness.mjs';
 
 test('workerd: new Schema at module scope, loops inside the handler', async () => {
   const dir = scratch('workerd-module-scope');
@@ -21,15 +21,7 @@ test('workerd: new Schema at module scope, loops inside the handler', async () =
       },
     };
   `);
-  await bundle({ absWorkingDir: dir, entryPoints: ['worker.mjs'], outdir: join(dir, 'out'), ...WORKER_BUNDLE, alias: { selfheal: join(PKG, 'workerd.js') } });
-  writeFileSync(join(dir, 'out', 'config.capnp'), `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = ( services = [ (name = "main", worker = .worker) ] );
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js"), (name = "selfheal_bg.wasm", wasm = embed "selfheal_bg.wasm") ],
-  compatibilityDate = "2025-09-01",
-);
-`);
-  const { code, output } = await workerdTest(join(dir, 'out', 'config.capnp'));
+  const { code, output } = await runTestWorker(dir);
   assert.equal(code, 0, output);
   assert.deepEqual(taggedJson(output, 'RESULT'), { type: 'done', value: { city: 'Paris' } });
 });

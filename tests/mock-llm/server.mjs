@@ -60,6 +60,10 @@
 //   error-200          HTTP 200 whose body is an error, as OpenRouter sends it:
 //                      {"error": {"code": 502, "message": ...}} (a streaming request gets it
 //                      as the first SSE data)                          [code, message]
+// A streamed reply (`stream: true` on valid, text, fenced-json, trailing-commas, schema-mismatch,
+// truncated, stream-cut) is sent in deltas of 16 code points; `chunkDelayMs` waits that long
+// before each delta (a slow stream, so a client's abort is seen mid-way). The request record then
+// has `chunksSent` (deltas written) and `disconnected` (the client went away before the end).
 // Every response carries `request-id` (Anthropic) or `x-request-id` (OpenAI);
 // Anthropic errors on 429 and 5xx carry `x-should-retry: true`, as the real API does.
 // The request record: { n, method, path, query, headers (lower-case), body
@@ -575,7 +579,25 @@ export async function startMockLlm({
     return out.length ? out : [""];
   }
 
-  function anthropicStream(step, record, res, failMidway) {
+  /**
+   * Before each streamed text delta: wait `chunkDelayMs` (a slow stream), and tell whether the
+   * client has gone (it aborted): then `record.disconnected` is true and nothing more is sent.
+   */
+  async function clientGone(step, record, res) {
+    if (step.chunkDelayMs > 0) await sleep(step.chunkDelayMs);
+    if (res.destroyed || res.socket?.destroyed) record.disconnected = true;
+    return record.disconnected === true;
+  }
+
+  function watchDisconnect(record, res) {
+    record.chunksSent = 0;
+    record.disconnected = false;
+    res.on("close", () => {
+      if (!res.writableFinished) record.disconnected = true;
+    });
+  }
+
+  async function anthropicStream(step, record, res, failMidway) {
     const { text, cut } = failMidway
       ? { text: step.text ?? '{"city": "Pa', cut: false }
       : replyContent(step);
@@ -594,6 +616,7 @@ export async function startMockLlm({
         stop_reason: null, stop_sequence: null, usage: { input_tokens: input, output_tokens: 1 },
       },
     });
+    watchDisconnect(record, res);
     sse(res, "content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
     sse(res, "ping", { type: "ping" });
     const parts = chunks(text);
@@ -604,7 +627,9 @@ export async function startMockLlm({
       return;
     }
     for (const part of parts) {
+      if (await clientGone(step, record, res)) return;
       sse(res, "content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: part } });
+      record.chunksSent++;
     }
     if (step.kind === "stream-cut") {
       res.end(); // cleanly, without content_block_stop, message_delta or message_stop
@@ -620,7 +645,7 @@ export async function startMockLlm({
     res.end();
   }
 
-  function openaiStream(step, record, res, failMidway) {
+  async function openaiStream(step, record, res, failMidway) {
     const { text, cut } = failMidway
       ? { text: step.text ?? '{"city": "Pa', cut: false }
       : replyContent(step);
@@ -637,6 +662,7 @@ export async function startMockLlm({
       connection: "keep-alive",
       ...headersFor("openai", step),
     });
+    watchDisconnect(record, res);
     sse(res, null, chunk({ role: "assistant", content: "", refusal: null }));
     const parts = chunks(text);
     if (failMidway) {
@@ -645,7 +671,11 @@ export async function startMockLlm({
       res.end();
       return;
     }
-    for (const part of parts) sse(res, null, chunk({ content: part }));
+    for (const part of parts) {
+      if (await clientGone(step, record, res)) return;
+      sse(res, null, chunk({ content: part }));
+      record.chunksSent++;
+    }
     if (step.kind === "stream-cut") {
       res.end(); // cleanly, without the finish_reason chunk or [DONE]
       return;

@@ -149,6 +149,22 @@ export function workerdTest(config, { env = {}, timeoutMs = 60_000 } = {}) {
 }
 
 /** The JSON printed by a worker as a line `<TAG> {...}`; fails with the whole output if absent. */
+/**
+ * Bundles `worker.mjs` in `dir` against the package's "workerd" entry, writes a one-Worker
+ * workerd config beside it (the module and the .wasm embedded) and runs its test handler.
+ */
+export async function runTestWorker(dir) {
+  await bundle({ absWorkingDir: dir, entryPoints: ["worker.mjs"], outdir: join(dir, "out"), ...WORKER_BUNDLE, alias: { selfheal: join(PKG, "workerd.js") } });
+  writeFileSync(join(dir, "out", "config.capnp"), `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = ( services = [ (name = "main", worker = .worker) ] );
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js"), (name = "selfheal_bg.wasm", wasm = embed "selfheal_bg.wasm") ],
+  compatibilityDate = "2025-09-01",
+);
+`);
+  return workerdTest(join(dir, "out", "config.capnp"));
+}
+
 export function taggedJson(output, tag) {
   const line = output.split("\n").find((l) => l.startsWith(`${tag} `));
   assert.ok(line, `no "${tag}" line in workerd output:\n${output}`);

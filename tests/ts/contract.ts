@@ -4,6 +4,7 @@
 // that wrong usages are rejected (tsc fails if any of them stops being an error).
 import {
   CircuitBreaker,
+  PartialJson,
   RepairLoop,
   Schema,
   buildRepairPrompt,
@@ -28,6 +29,7 @@ import {
   type LoopReport,
   type Outcome,
   type ParseOptions,
+  type PartialUpdate,
   type Parsed,
   type Prompt,
   type StopReason,
@@ -170,8 +172,10 @@ export const badFallback: LoopOptions = { prompt, fallback: { mode: "human" } };
 export const badBudget: LoopOptions = { prompt, budget: { transient: "3" } };
 // @ts-expect-error not an outcome kind
 export const badOutcome: Outcome = { kind: "retry" };
-// @ts-expect-error a reply needs text
-export const noText: Outcome = { kind: "reply" };
+// A reply may leave its text out after RepairLoop.push (SPEC section 8); it must be a string if given.
+export const streamedReply: Outcome = { kind: "reply", stopReason: "aborted" };
+// @ts-expect-error text is a string
+export const numberText: Outcome = { kind: "reply", text: 5 };
 
 function describeFallback(plan: FallbackPlan | null): string {
   if (plan === null) return "none";
@@ -302,4 +306,28 @@ export function loopSurface(): unknown {
   copy.free();
   also[Symbol.dispose]();
   return [first, second, stopped, firstClass, transientCount, hardFails, open, bs, failures, badState];
+}
+
+// Streaming (SPEC section 8): PartialJson and RepairLoop.push.
+export function streaming(schema: Schema): [PartialUpdate, boolean, string, Instruction] {
+  const p = new PartialJson(schema, { maxChars: 1000, coerce: true });
+  const update: PartialUpdate = p.push('{"city": "Pa');
+  const closed: string[] = update.closed;
+  const issue: FailureIssue | null = update.violation;
+  const parsed: Parsed = p.finish({ stopReason: "aborted" });
+  new PartialJson().push("x");
+  new PartialJson(null);
+  new PartialJson({ type: "object" }).finish();
+  // @ts-expect-error chunks are strings
+  p.push(5);
+  // @ts-expect-error text is read-only
+  p.text = "";
+  // @ts-expect-error maxChars is a number
+  new PartialJson(null, { maxChars: "5" });
+  const loop = new RepairLoop({ prompt: { system: "s", user: "u" }, schema });
+  const pushed: PartialUpdate = loop.push("{");
+  const step = loop.next({ kind: "reply", stopReason: "incomplete" });
+  p.free();
+  loop.free();
+  return [pushed, update.done && closed.length > 0 && issue === null && parsed.ok, p.text, step];
 }

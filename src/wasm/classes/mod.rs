@@ -13,6 +13,7 @@ pub mod fallback_chain;
 pub mod ladder;
 pub mod metrics;
 mod outcome;
+pub mod partial_json;
 pub mod repair_loop;
 pub mod retry_budget;
 pub mod supervisor;

@@ -56,7 +56,12 @@ fn cost(cost_usd: Option<f64>) -> Read<f64> {
 }
 
 /// The outcome, and for a reply the JS string its text was read from (see [`instruction_to_js`]).
-pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
+/// `streaming`: chunks were pushed for this call, so a reply may leave its text out.
+pub(crate) fn outcome_arg(
+    v: &JsValue,
+    max_reply: usize,
+    streaming: bool,
+) -> Read<(Outcome, Option<JsValue>)> {
     let kind = match read::outcome_start(v) {
         OutcomeStart::Error(error, cost_usd) => {
             return Ok((Outcome::Error { error, cost_usd }, None))
@@ -65,7 +70,7 @@ pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Optio
         OutcomeStart::Unread => de::read::<Kind>(v, "outcome")?.kind,
     };
     let outcome = match kind {
-        OutcomeKind::Reply => return reply_arg(v, max_reply),
+        OutcomeKind::Reply => return reply_arg(v, max_reply, streaming),
         OutcomeKind::Error => {
             let error = read::field(v, "error", "outcome")?;
             let ErrorExtras { cost_usd } = de::read(v, "outcome")?;
@@ -85,8 +90,18 @@ pub(crate) fn outcome_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Optio
 }
 
 /// A `reply`: its text read once, as the text and the source of the `done` value.
-fn reply_arg(v: &JsValue, max_reply: usize) -> Read<(Outcome, Option<JsValue>)> {
+fn reply_arg(v: &JsValue, max_reply: usize, streaming: bool) -> Read<(Outcome, Option<JsValue>)> {
     let text_js = read::field(v, "text", "outcome")?;
+    if streaming && read::is_nullish(&text_js) {
+        // The pushed text is the reply (SPEC section 8).
+        let e: Extras = de::read(v, "outcome")?;
+        let outcome = Outcome::StreamedReply {
+            stop_reason: e.stop_reason,
+            cost_usd: cost(e.cost_usd)?,
+            usage: e.usage,
+        };
+        return Ok((outcome, None));
+    }
     // Refused before it is copied into wasm memory (which never shrinks).
     if let Some(length) = read::certainly_longer(&text_js, max_reply) {
         let e: Extras = de::read(v, "outcome")?;

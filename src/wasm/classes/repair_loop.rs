@@ -7,10 +7,11 @@ use wasm_bindgen::prelude::*;
 
 use super::breaker::breaker_arg;
 use super::outcome::{instruction_to_js, outcome_arg};
+use super::partial_json::Mirror;
 use super::retry_budget::retry_budget_arg;
 use super::State;
 use crate::error::OptionError;
-use crate::repair_loop::{LoopOptions, RepairLoop, Snapshot};
+use crate::repair_loop::{LoopOptions, PushError, RepairLoop, Snapshot};
 use crate::toolkit::{CircuitBreaker, RetryBudget};
 use crate::wasm::error::Busy;
 use crate::wasm::random::random_seed;
@@ -22,6 +23,8 @@ pub struct JsRepairLoop {
     inner: State<RepairLoop>,
     breaker: Option<Rc<RefCell<CircuitBreaker>>>,
     retry_budget: Option<Rc<RefCell<RetryBudget>>>,
+    /// The partial value of the call in flight, kept in JS (`push`).
+    mirror: State<Option<Mirror>>,
 }
 
 #[wasm_bindgen(js_class = RepairLoop)]
@@ -54,8 +57,10 @@ impl JsRepairLoop {
     /// Feed an outcome; get the next instruction.
     pub fn next(&self, outcome: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         // Read everything first: getters may run user code.
-        let max_reply = self.inner.with(|l| l.config().max_reply_chars as usize)?;
-        let (outcome, reply_js) = outcome_arg(&outcome, max_reply)?;
+        let (max_reply, streaming) = self
+            .inner
+            .with(|l| (l.config().max_reply_chars as usize, l.is_streaming()))?;
+        let (outcome, reply_js) = outcome_arg(&outcome, max_reply, streaming)?;
         let now = read::now_arg(&now)?;
         let (instruction, fresh) = self.inner.with(|inner| -> Result<_, JsValue> {
             // A finished loop repeats its final instruction, which is not about this reply;
@@ -68,6 +73,33 @@ impl JsRepairLoop {
             Ok((instruction, fresh))
         })??;
         instruction_to_js(&instruction, reply_js.as_ref().filter(|_| fresh))
+    }
+
+    /// One more chunk of the call in flight's reply (SPEC section 8): a `PartialUpdate`.
+    /// `RangeError` (nothing added) past `maxReplyChars`; `Error` once the loop has finished.
+    pub fn push(&self, chunk: JsValue) -> Result<JsValue, JsValue> {
+        let fresh = !self.inner.with(|l| l.is_streaming())?;
+        let (text, held) = self.mirror.with(|m| {
+            let mirror = match m {
+                Some(mirror) if !fresh => mirror,
+                _ => m.insert(Mirror::new()),
+            };
+            mirror.read_chunk(&chunk)
+        })??;
+        match self.inner.with(|l| l.push(&text))? {
+            Ok(update) => self.mirror.with(|m| match m {
+                Some(mirror) => mirror.apply(&chunk, held, &update),
+                None => Err(Busy.into()),
+            })?,
+            Err(e @ PushError::TooLong { .. }) => Err(OptionError::range(
+                "chunk",
+                &format!("would not fit: {e}; nothing was added"),
+            )
+            .into()),
+            Err(e @ PushError::Finished) => {
+                Err(js_sys::Error::new(&format!("selfheal: RepairLoop.push: {e}")).into())
+            }
+        }
     }
 
     /// Degrade `aborted` (or the final instruction already given).
@@ -135,6 +167,7 @@ impl JsRepairLoop {
             inner: State::new(inner),
             breaker,
             retry_budget,
+            mirror: State::new(None),
         }
     }
 }

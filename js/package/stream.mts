@@ -1,0 +1,112 @@
+// heal's streaming (SPEC section 8): the chunks of a streamed reply go into the loop as they
+// arrive (`loop.push`), and the first violation no continuation can fix cuts the request at once
+// (its AbortController), so the rest of a reply that will be rejected anyway is never paid for.
+//
+// For each call heal makes, `startStream(loop, onPartial)` gives:
+//   push(chunk)  what callModel calls with each text delta (the adapters of selfheal/heal do with
+//                `stream: true`; a callModel of your own gets it as `context.push`). It returns
+//                the PartialUpdate; on a violation `signal` aborts with a `StreamViolation`
+//                (name "StreamViolation", `issue` the FailureIssue).
+//   signal       aborts on a violation (callModel gets it as `context.streamSignal`; the adapters
+//                abort their request with it).
+//   outcome(settled)  the outcome to feed the loop once the call settled or was cut: after a
+//                violation `{ kind: "reply", stopReason: "aborted" }` (the pushed text is the
+//                reply: one fix prompt quoting it follows; after a push past maxReplyChars the
+//                loop degrades it as too long to read); after pushes, a reply whose text may
+//                be left out (the pushed text); null when nothing was pushed (heal feeds the
+//                settled call as before).
+import type { FailureIssue, Outcome, PartialUpdate } from "./selfheal.js";
+
+/** What a RepairLoop offers for streaming. */
+export interface StreamingLoop {
+  push(chunk: string): PartialUpdate;
+}
+
+/** The reason a call's signal aborts with when its streamed reply broke the schema. */
+export class StreamViolation extends Error {
+  readonly issue: FailureIssue;
+  constructor(issue: FailureIssue) {
+    super(`selfheal: the streamed reply broke its schema at ${issue.path || "(root)"}: ${issue.message}`);
+    this.name = "StreamViolation";
+    this.issue = issue;
+  }
+}
+
+export interface CallStream {
+  push(chunk: string): PartialUpdate;
+  readonly signal: AbortSignal;
+  outcome(settled: { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "cut" }): Outcome | null;
+}
+
+export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpdate) => void): CallStream {
+  const controller = new AbortController();
+  let pushed = false;
+  let cut = false;
+  return {
+    signal: controller.signal,
+    push(chunk: string): PartialUpdate {
+      if (cut) {
+        // The request is being torn down; a late delta changes nothing.
+        throw new StreamViolationLate();
+      }
+      pushed = true;
+      let update: PartialUpdate;
+      try {
+        update = loop.push(chunk);
+      } catch (e) {
+        // Past maxReplyChars (RangeError, nothing added): the reply is one too long to read, and
+        // nothing more of it is worth receiving. The loop remembers it; cut the call.
+        if (e instanceof RangeError) {
+          cut = true;
+          controller.abort(e);
+        }
+        throw e;
+      }
+      onPartial?.(update);
+      if (update.violation) {
+        cut = true;
+        controller.abort(new StreamViolation(update.violation));
+      }
+      return update;
+    },
+    outcome(settled) {
+      if (cut) return { kind: "reply", stopReason: "aborted" } as Outcome;
+      if (!pushed || settled.kind !== "reply") return null;
+      const r = (settled.reply ?? {}) as Record<string, unknown>;
+      const outcome: Record<string, unknown> = { kind: "reply" };
+      if (typeof r.text === "string") outcome.text = r.text;
+      if (r.stopReason !== undefined && r.stopReason !== null) outcome.stopReason = r.stopReason;
+      if (r.costUsd !== undefined && r.costUsd !== null) outcome.costUsd = r.costUsd;
+      if (r.usage !== undefined && r.usage !== null) outcome.usage = r.usage;
+      return outcome as unknown as Outcome;
+    },
+  };
+}
+
+/** Thrown by push() after the cut: the adapter's read loop ends with it. */
+class StreamViolationLate extends Error {
+  constructor() {
+    super("selfheal: the stream was cut after a violation");
+    this.name = "AbortError";
+  }
+}
+
+/**
+ * One signal that aborts when any of `signals` does (with its reason): the request signal of a
+ * streamed call, from the host's signal and heal's `streamSignal`. undefined when none is given.
+ */
+export function joinSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((s): s is AbortSignal => s !== undefined && s !== null);
+  if (given.length <= 1) return given[0];
+  const any = (AbortSignal as unknown as { any?: (s: AbortSignal[]) => AbortSignal }).any;
+  if (typeof any === "function") return any.call(AbortSignal, given);
+  const controller = new AbortController();
+  for (const s of given) {
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
+    s.addEventListener("abort", () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
+}
