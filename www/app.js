@@ -1,4 +1,4 @@
-// The playground: loads the web build of selfheal, then wires the five panels.
+// The playground: loads the web build of selfheal, then wires the six panels.
 // Plain ES modules, no build step. Served by scripts/serve.mjs (www/ at /, pkg/web/ at /pkg/web/).
 
 import { $ } from "./lib/dom.js";
@@ -6,10 +6,11 @@ import { initClassify } from "./panels/classify.js";
 import { initParse } from "./panels/parse.js";
 import { initPrompt } from "./panels/prompt.js";
 import { initLoop } from "./panels/loop.js";
+import { initStream } from "./panels/stream.js";
 import { initLive } from "./panels/live.js";
 
 const PACKAGE_URL = "./pkg/web/selfheal.js";
-const TABS = ["classify", "parse", "prompt", "loop", "live"];
+const TABS = ["classify", "parse", "prompt", "loop", "stream", "live"];
 
 function setStatus(state, text) {
   const el = $("status");
@@ -76,6 +77,7 @@ async function main() {
   const parse = initParse(sh);
   initPrompt(sh, parse);
   const loop = initLoop(sh);
+  initStream(sh);
   initLive(sh, loop);
   document.body.dataset.ready = "true";
 }
