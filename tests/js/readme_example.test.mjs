@@ -28,3 +28,17 @@ test("the README's Node example runs and prints what it says", () => {
   const out = execFileSync(process.execPath, [file], { encoding: "utf8", timeout: 30000 }).trim();
   assert.equal(out, expected);
 });
+
+test("the README's Streaming example runs and prints what it says", () => {
+  const code = readmeExample("stream");
+  const at = code.lastIndexOf("// Prints:\n");
+  assert.ok(at > 0, "the example ends with what it prints");
+  const expected = code.slice(at).split("\n").slice(1).map((l) => l.replace(/^\/\/ /, "")).join("\n");
+  const pkg = pathToFileURL(join(root, "pkg", "selfheal.js")).href;
+  const dir = mkdtempSync(join(tmpdir(), "selfheal-readme-"));
+  const file = join(dir, "stream.mjs");
+  writeFileSync(file, code.replace('from "selfheal"', `from ${JSON.stringify(pkg)}`));
+  const out = execFileSync(process.execPath, [file], { encoding: "utf8", timeout: 30000 }).trim();
+  assert.equal(out, expected);
+  assert.match(expected, /send-repair-prompt stream/, "the violation is one fix prompt");
+});
