@@ -560,6 +560,28 @@ test("6. live: the host loop with fetch() against the mock LLM", async (t) => {
       assert.deepEqual(entries.map((e) => [e.instr, e.reason]), [["wait-for-backoff", null], ["degrade", "aborted"]]);
       assert.equal(await page.isDisabled("#v-stop"), true);
       assert.equal(mock.requests.filter((q) => q.method === "POST").length, 4);
+
+      // Streamed: the third field breaks the schema; the stream is cut there, one fix prompt follows.
+      for (const provider of ["anthropic", "openai"]) {
+        mock.setScript([{ kind: "text", text: STREAM_BAD_TEXT }, { kind: "valid", value: order }]);
+        const before = mock.requests.length;
+        await page.selectOption("#v-provider", provider);
+        await setValue("#v-base", provider === "anthropic" ? mock.anthropicBaseURL : mock.openaiBaseURL);
+        await page.check("#v-stream");
+        await page.click("#v-run");
+        await page.waitForSelector("#v-report-card:not([hidden])", { timeout: 10000 });
+        entries = await timeline("#v-timeline");
+        assert.deepEqual(entries.map((e) => [e.outcome, e.instr, e.strategy, e.cause]), [["reply", "send-repair-prompt", "fix", "schema"], ["reply", "done", null, null]], provider);
+        assert.match(await text("#v-timeline"), /streamed, cut at the violation after \d+ characters, stop: aborted/);
+        assert.match(await text("#v-timeline"), /by stream/);
+        const calls = mock.requests.slice(before);
+        assert.deepEqual(calls.map((q) => q.stream), [true, true], `${provider}: both calls stream`);
+        assert.match(calls[1].userText, /<broken_output>[\s\S]*"total": "55\.00 EUR"/, `${provider}: the fix prompt quotes what arrived`);
+        assert.match(calls[1].userText, /- \/total: "55\.00 EUR" is not of type "number"/);
+        assert.deepEqual(JSON.parse(await page.textContent("#v-partial")), order, `${provider}: the partial value of the repair call`);
+        if (provider === "anthropic") await shot("desktop-6-live-stream");
+      }
+      await page.uncheck("#v-stream");
       if (!hasCors) await page.unroute(`${mock.url}/**`);
     } finally {
       await mock.close();
