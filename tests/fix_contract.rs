@@ -1,5 +1,5 @@
 //! The `fixes` names are a public contract written once, in the `Fix` enum's serde names: the
-//! TypeScript union in `src/wasm/dts.rs` must list exactly those, in the same order.
+//! TypeScript union in `js/package/contract.d.ts` must list exactly those, in the same order.
 
 #![cfg(not(target_arch = "wasm32"))]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -8,7 +8,7 @@ use selfheal::Fix;
 
 #[test]
 fn the_typescript_fix_union_is_the_fix_enum() {
-    let dts = include_str!("../src/wasm/dts.rs");
+    let dts = include_str!("../js/package/contract.d.ts");
     let start = dts.find("export type Fix =").expect("the Fix union");
     let end = start + dts[start..].find(';').expect("its end");
     let declared: Vec<&str> = dts[start..end].split('"').skip(1).step_by(2).collect();
