@@ -156,7 +156,7 @@ fn pushing_past_max_reply_chars_refuses_the_chunk_and_the_reply_is_too_long() {
     let mut c = config();
     c.max_reply_chars = 10;
     let mut l = new_loop(c, Some(PERSON));
-    l.push("{\"name\":").unwrap();
+    assert!(l.push("{\"name\":").unwrap().violation.is_none());
     let err = l.push("\"Ada\"}").unwrap_err();
     assert_eq!(
         err,
@@ -213,7 +213,7 @@ fn without_a_schema_the_partial_value_is_the_text() {
     assert_eq!(value, &json!("Hello, world"));
     // Cut off without a schema: not accepted either.
     let mut l = new_loop(config(), None);
-    l.push("Hello, wor").unwrap();
+    assert!(l.push("Hello, wor").unwrap().violation.is_none());
     let out = l.next(streamed(Some("incomplete")), 0.0, None);
     assert_eq!(shape(&out), "reask #2");
 }
