@@ -109,10 +109,11 @@ test-packaging: $(WASM)
 	  2>&1 | tee $(LOGS)/packaging.log
 
 # examples/worker, examples/durable-object and examples/fleet in workerd against the mock LLM on
-# 127.0.0.1 (the fleet: three isolates, one coordinator object on disk, a workerd restart).
+# 127.0.0.1 (the fleet: three isolates, one coordinator object on disk, a workerd restart);
+# examples/worker-stream against a streaming mock model of its own, its NDJSON read by a client.
 test-examples: $(WASM)
 	@mkdir -p $(LOGS)
-	node --test tests/packaging/examples.test.mjs tests/packaging/fleet.test.mjs 2>&1 | tee $(LOGS)/examples.log
+	node --test tests/packaging/examples.test.mjs tests/packaging/fleet.test.mjs tests/packaging/worker_stream.test.mjs 2>&1 | tee $(LOGS)/examples.log
 
 # The www/ playground in headless Chromium (Playwright): every panel, no console errors;
 # screenshots go to test-artifacts/screenshots/.

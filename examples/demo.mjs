@@ -8,7 +8,7 @@
 
 import { heal } from "../pkg/index.cjs"; // the "node" entry of the package: `import { heal } from "selfheal"`
 import { ScriptedModel, apiError } from "./mock-model.mjs";
-import { ORDER_SCHEMA, ORDER_PROMPT, GOOD_TEXT } from "../www/lib/scenario.js";
+import { ORDER_SCHEMA, ORDER_PROMPT, GOOD_TEXT, STREAM_BAD_TEXT, STREAM_CHUNK_CHARS } from "../www/lib/scenario.js";
 
 // The same order task the playground uses (www/lib/scenario.js): one source for both.
 const orderSchema = ORDER_SCHEMA;
@@ -45,11 +45,27 @@ const scenarios = [
     title: "Bad API key (401): degrade at once to the fallback",
     script: [apiError(401, { type: "authentication_error", message: "invalid x-api-key" })],
   },
+  {
+    title: "Streamed: the third field breaks the schema; cut at the violation, healed by one fix prompt",
+    script: [
+      { text: STREAM_BAD_TEXT, chunkChars: STREAM_CHUNK_CHARS, costUsd: 0.0012 },
+      { text: good, chunkChars: STREAM_CHUNK_CHARS, costUsd: 0.0005 },
+    ],
+  },
 ];
 
-function describeOutcome(outcome) {
+// A streamed chunk arrives every CHUNK_MS of virtual time.
+const CHUNK_MS = 40;
+
+const START = Date.UTC(2026, 0, 1);
+
+function describeOutcome(outcome, stream) {
   switch (outcome.kind) {
     case "reply": {
+      if (stream) {
+        const how = outcome.stopReason === "aborted" ? "cut by the host (stopReason \"aborted\")" : `ended (${outcome.stopReason})`;
+        return `stream ${how} after ${stream.sent} of ${stream.total} characters`;
+      }
       const text = outcome.text.replace(/\s+/g, " ");
       return `reply  ${JSON.stringify(text.length > 70 ? text.slice(0, 67) + "..." : text)}`;
     }
@@ -91,30 +107,70 @@ function tally(steps) {
   return { calls: steps.at(-1).attempts, repaired, byClass };
 }
 
-export async function runDemo({ log = console.log } = {}) {
+/** The end of a long line: "…" and its last `n` characters. */
+const crop = (s, n) => (s.length > n ? "…" + s.slice(s.length - n + 1) : s);
+
+export async function runDemo({ log = console.log, speed = 20 } = {}) {
   const results = [];
   for (const [i, scenario] of scenarios.entries()) {
     log(`\n${i + 1}. ${scenario.title}`);
-    const start = Date.now();
     const model = new ScriptedModel(scenario.script);
     const steps = [];
+    const pad = " ".repeat(20);
+    let t = START;
     let call = 0;
-    const step = await heal((p, { attempt }) => { call = attempt; return model.call(p); }, {
+    let stream = null; // the streamed reply of the call in flight, if it streams
+    // callModel: a scripted reply, or a stream whose chunks go to heal's `push` (a violation
+    // aborts `streamSignal`: stop reading, and the model stops generating).
+    const callModel = async (p, { attempt, push, streamSignal }) => {
+      call = attempt;
+      const reply = await model.call(p, { signal: streamSignal });
+      stream = reply.chunks ? reply : null;
+      if (!stream) return reply;
+      log(`   ${`t+${t - START}ms`.padEnd(10)} call ${call}  streaming, ${STREAM_CHUNK_CHARS} characters a chunk`);
+      for await (const chunk of reply.chunks) {
+        push(chunk);
+        if (streamSignal.aborted) break;
+      }
+      // No text: the pushed text is the reply; "incomplete" if the final event never came.
+      return { stopReason: reply.stopReason ?? "incomplete", costUsd: reply.costUsd };
+    };
+    const step = await heal(callModel, {
       prompt,
       schema: orderSchema,
       fallback: { mode: "human", queue: "orders-review" },
       seed: 7,
       check: scenario.check,
+      // A virtual clock: waits are slept at 1/speed, and the timeline shows the time they stand for.
+      now: () => t,
+      sleep: async (ms) => { await new Promise((r) => setTimeout(r, ms / speed)); t += ms; },
+      onPartial: (update) => {
+        t += CHUNK_MS;
+        const grew = update.closed.filter((p) => p.split("/").length <= 3); // members and items
+        if (update.violation) {
+          log(`${pad}! ${update.violation.path}: ${update.violation.message}  (violation: cut the stream)`);
+        } else if (grew.length) {
+          log(`${pad}+ ${grew.join(" ").padEnd(18)} ${crop(JSON.stringify(update.value), 72)}`);
+        }
+      },
       onStep: (outcome, next) => {
         steps.push(next);
-        const when = `t+${Date.now() - start}ms`.padEnd(10);
-        log(`   ${when} call ${call}  ${describeOutcome(outcome)}`);
-        log(`${" ".repeat(20)}=> ${describeStep(next)}`);
+        const when = `t+${t - START}ms`.padEnd(10);
+        log(`   ${when} call ${call}  ${describeOutcome(outcome, stream)}`);
+        log(`${pad}=> ${describeStep(next)}`);
       },
     });
-    if (step.type === "done") log(`${" ".repeat(20)}value: ${JSON.stringify(step.value)}`);
+    if (step.type === "done") log(`${pad}value: ${JSON.stringify(step.value)}`);
     const r = tally(steps);
-    log(`${" ".repeat(20)}report: ${r.calls} call(s), ${r.repaired} repair(s), by class ${JSON.stringify(r.byClass)}`);
+    log(`${pad}report: ${r.calls} call(s), ${r.repaired} repair(s), by class ${JSON.stringify(r.byClass)}`);
+    // What the cut saved: the rest of each stream cut at a violation, never generated nor paid for.
+    const cut = model.streams.filter((s) => s.sent < s.total);
+    if (cut.length) {
+      const unpaid = cut.reduce((n, s) => n + s.total - s.sent, 0);
+      const whole = cut.reduce((n, s) => n + s.total, 0);
+      log(`${pad}saved: ${unpaid} of the ${whole} characters of the broken reply were never generated nor paid for ` +
+        `(${Math.round((100 * unpaid) / whole)}%)`);
+    }
     results.push(step);
   }
   return results;

@@ -9,16 +9,26 @@
 // `check(value)` (optional) returns null when the value is fine, or
 // { kind: "rejected" | "invalid", reason } when a downstream check refuses it.
 // `sleep(ms)` and `clock()` are injectable so demos and tests can run fast.
+//
+// Streaming: `call(prompt, { signal })` may resolve with { chunks, stopReason, costUsd } instead,
+// `chunks` an async iterable of text. Each chunk goes to `loop.push` (and to `onChunk(chunk,
+// update)`); when selfheal reports a violation the host stops reading and aborts `signal`, so the
+// rest of the reply is never generated, and feeds the reply as cut off (`stopReason: "aborted"`):
+// one fix prompt follows. A stream that ends without a stop reason (no final event) is
+// `"incomplete"`, never completed locally.
 
-export async function runRepairLoop(loop, { prompt, call, check, sleep, clock, onStep } = {}) {
+export async function runRepairLoop(loop, { prompt, call, check, sleep, clock, onStep, onChunk } = {}) {
   const now = clock ?? (() => Date.now());
   const wait = sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   let request = prompt;
   for (;;) {
     let outcome;
+    const controller = new AbortController();
     try {
-      const reply = await call(request);
-      outcome = { kind: "reply", text: reply.text, stopReason: reply.stopReason, costUsd: reply.costUsd };
+      const reply = await call(request, { signal: controller.signal });
+      outcome = reply.chunks
+        ? await pushStream(loop, reply, controller, onChunk)
+        : { kind: "reply", text: reply.text, stopReason: reply.stopReason, costUsd: reply.costUsd };
     } catch (error) {
       outcome = { kind: "error", error };
     }
@@ -45,4 +55,20 @@ export async function runRepairLoop(loop, { prompt, call, check, sleep, clock, o
         break;
     }
   }
+}
+
+/** Push a streamed reply into the loop until it ends or breaks the schema; the Outcome to feed. */
+async function pushStream(loop, reply, controller, onChunk) {
+  let cut = false;
+  for await (const chunk of reply.chunks) {
+    const update = loop.push(chunk);
+    onChunk?.(chunk, update);
+    if (update.violation) {
+      cut = true;
+      controller.abort(); // a fetch-based stream closes its connection; `break` ends an iterator
+      break;
+    }
+  }
+  // After pushes `text` is left out: the pushed text is the reply.
+  return { kind: "reply", stopReason: cut ? "aborted" : reply.stopReason ?? "incomplete", costUsd: reply.costUsd };
 }

@@ -6,11 +6,12 @@ import { initClassify } from "./panels/classify.js";
 import { initParse } from "./panels/parse.js";
 import { initPrompt } from "./panels/prompt.js";
 import { initLoop } from "./panels/loop.js";
+import { initStream } from "./panels/stream.js";
 import { initLive } from "./panels/live.js";
 import { initUseWith } from "./panels/usewith.js";
 
 const PACKAGE_URL = "./pkg/web/selfheal.js";
-const TABS = ["classify", "parse", "prompt", "loop", "live", "usewith"];
+const TABS = ["classify", "parse", "prompt", "loop", "stream", "live", "usewith"];
 
 function setStatus(state, text) {
   const el = $("status");
@@ -78,6 +79,7 @@ async function main() {
   const parse = initParse(sh);
   initPrompt(sh, parse);
   const loop = initLoop(sh);
+  initStream(sh);
   initLive(sh, loop);
   await snippets;
   document.body.dataset.ready = "true";

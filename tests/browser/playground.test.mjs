@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "../../scripts/serve.mjs";
+import { GOOD_ORDER, GOOD_TEXT, STREAM_BAD_TEXT } from "../../www/lib/scenario.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SHOTS = `${ROOT}test-artifacts/screenshots`;
@@ -397,7 +398,89 @@ test("4. loop timeline: scenarios, scripted steps, bars to scale, report", async
   await shot("desktop-4-loop");
 });
 
-test("5. live: the host loop with fetch() against the mock LLM", async (t) => {
+test("5. streaming: the partial value grows, the violation cuts the stream, one fix prompt heals it", async () => {
+  await tab("stream");
+  // Opening the tab streams the first scenario at 60 ms a chunk: the value grows while it runs.
+  const seen = [];
+  for (const needle of ['"orderId"', '"items"']) {
+    await page.waitForFunction((n) => document.getElementById("s-value").textContent.includes(n), needle, { timeout: 10000 });
+    seen.push(JSON.parse(await page.textContent("#s-value")));
+  }
+  assert.ok(!("items" in seen[0]) && "items" in seen[1], `the partial value grows: ${JSON.stringify(seen)}`);
+  await page.waitForFunction(() => document.body.dataset.stream === "done", null, { timeout: 15000 });
+
+  // The violation is definitive when "55.00 EUR" closes: the 12-character chunk holding its
+  // closing quote is the last one read; the rest is never generated.
+  const closesAt = STREAM_BAD_TEXT.indexOf('"55.00 EUR"') + '"55.00 EUR"'.length;
+  const sent = Math.ceil(closesAt / 12) * 12;
+  const rows = await page.$$eval("#s-ribbon .srow", (els) => els.map((r) => ({
+    call: Number(r.dataset.call),
+    mark: r.querySelector("[data-mark]")?.dataset.mark,
+    at: Number(r.querySelector("[data-mark]")?.dataset.at),
+    label: r.querySelector(".smark-label")?.textContent,
+    rx: Number(r.querySelector(".sseg-rx").dataset.chars),
+    unsent: r.querySelector(".sseg-unsent") ? Number(r.querySelector(".sseg-unsent").dataset.chars) : 0,
+    markX: r.querySelector("[data-mark]").getBoundingClientRect().left,
+    unsentX: r.querySelector(".sseg-unsent")?.getBoundingClientRect().left ?? null,
+  })));
+  assert.deepEqual(rows.map((r) => [r.call, r.mark, r.at, r.label, r.rx, r.unsent]), [
+    [1, "violation", sent, "violation /total · abort", sent, STREAM_BAD_TEXT.length - sent],
+    [2, "end", sent + GOOD_TEXT.length, "end_turn", GOOD_TEXT.length, 0],
+  ]);
+  assert.ok(Math.abs(rows[0].markX + 1.5 - rows[0].unsentX) <= 1.5, "the abort is drawn where the unsent part starts");
+  const stats = await page.$$eval("#s-stats .stat", (els) => Object.fromEntries(els.map((e) => [e.dataset.stat, e.querySelector(".stat-value").textContent])));
+  assert.deepEqual(stats, {
+    calls: "2",
+    received: String(sent + GOOD_TEXT.length),
+    saved: String(STREAM_BAD_TEXT.length - sent),
+    "saved-pct": `${Math.round((100 * (STREAM_BAD_TEXT.length - sent)) / STREAM_BAD_TEXT.length)}%`,
+  });
+  assert.equal(await page.textContent('#s-texts [data-call="1"] del.unsent'), STREAM_BAD_TEXT.slice(sent));
+  assert.match(await page.textContent('#s-texts [data-call="1"] mark.bad'), /EUR"/);
+  const entries = await timeline("#s-timeline");
+  assert.deepEqual(entries.map((e) => [e.outcome, e.instr, e.strategy, e.cls, e.cause]), [
+    ["reply", "send-repair-prompt", "fix", "repairable", "schema"], ["reply", "done", null, null, null],
+  ]);
+  assert.match(await text("#s-timeline"), /cut at \d+ of \d+ characters \(stopReason "aborted"\)/);
+  assert.match(await text("#s-timeline"), /by stream/);
+  assert.match(await page.textContent("#s-timeline"), /<broken_output>[\s\S]*"55\.00 EUR"/, "the fix prompt quotes what arrived");
+  assert.deepEqual(JSON.parse(await page.textContent("#s-value")), GOOD_ORDER);
+  await shot("desktop-5-stream");
+
+  // A forbidden key is a violation the moment its name closes, before its long value streams.
+  await setValue("#s-interval", 0);
+  await page.click('#panel-stream [data-stream="forbidden-key"]');
+  await page.waitForFunction(() => document.body.dataset.stream === "done", null, { timeout: 10000 });
+  assert.equal(await page.getAttribute('#s-ribbon [data-call="1"] [data-mark]', "data-mark"), "violation");
+  assert.ok(Number(await page.getAttribute('#s-ribbon [data-call="1"] .sseg-unsent', "data-chars")) > 200, "most of the reply is never generated");
+
+  // A stream that ends without its final event: never completed locally, asked again.
+  await page.click('#panel-stream [data-stream="cut-off"]');
+  await page.waitForFunction(() => document.body.dataset.stream === "done", null, { timeout: 10000 });
+  assert.equal(await page.getAttribute('#s-ribbon [data-call="1"] [data-mark]', "data-mark"), "incomplete");
+  assert.deepEqual((await timeline("#s-timeline")).map((e) => [e.instr, e.strategy, e.cause]), [["send-repair-prompt", "reask", "truncated"], ["done", null, null]]);
+  assert.equal(await page.textContent('#s-stats [data-stat="saved"] .stat-value'), "0");
+
+  // A valid stream: one call, nothing cut.
+  await page.click('#panel-stream [data-stream="valid"]');
+  await page.waitForFunction(() => document.body.dataset.stream === "done", null, { timeout: 10000 });
+  assert.deepEqual((await timeline("#s-timeline")).map((e) => e.instr), ["done"]);
+  assert.equal(await page.textContent('#s-stats [data-stat="saved-pct"] .stat-value'), "—");
+
+  // Stop mid-stream; bad input is shown, not thrown.
+  await setValue("#s-interval", 300);
+  await page.click("#s-run");
+  await page.click("#s-stop");
+  await page.waitForFunction(() => document.body.dataset.stream === "stopped");
+  assert.equal(await page.isDisabled("#s-stop"), true);
+  await setValue("#s-chunk", 0);
+  await page.click("#s-run");
+  await waitForText("#s-error", "RangeError: chunk (chars) must be an integer >= 1");
+  await setValue("#s-chunk", 12);
+  await setValue("#s-interval", 60);
+});
+
+test("6. live: the host loop with fetch() against the mock LLM", async (t) => {
   await tab("live");
   // Without a server: the same-origin static server answers 405 to a POST, which degrades at once.
   expectedConsole = /Failed to load resource: the server responded with a status of (405|429|503|529)/;
@@ -465,7 +548,7 @@ test("5. live: the host loop with fetch() against the mock LLM", async (t) => {
       assert.equal(calls.length, 3);
       assert.equal(calls[0].headers["x-api-key"], "test-key");
       assert.match(calls[2].userText, /<broken_output>/, "the third call is the fix prompt");
-      await shot("desktop-5-live");
+      await shot("desktop-6-live");
 
       // Stop during a long server-requested wait: the loop is aborted, nothing more is sent.
       mock.setScript([{ kind: "rate-limited", retryAfter: 30 }]);
@@ -477,6 +560,28 @@ test("5. live: the host loop with fetch() against the mock LLM", async (t) => {
       assert.deepEqual(entries.map((e) => [e.instr, e.reason]), [["wait-for-backoff", null], ["degrade", "aborted"]]);
       assert.equal(await page.isDisabled("#v-stop"), true);
       assert.equal(mock.requests.filter((q) => q.method === "POST").length, 4);
+
+      // Streamed: the third field breaks the schema; the stream is cut there, one fix prompt follows.
+      for (const provider of ["anthropic", "openai"]) {
+        mock.setScript([{ kind: "text", text: STREAM_BAD_TEXT }, { kind: "valid", value: order }]);
+        const before = mock.requests.length;
+        await page.selectOption("#v-provider", provider);
+        await setValue("#v-base", provider === "anthropic" ? mock.anthropicBaseURL : mock.openaiBaseURL);
+        await page.check("#v-stream");
+        await page.click("#v-run");
+        await page.waitForSelector("#v-report-card:not([hidden])", { timeout: 10000 });
+        entries = await timeline("#v-timeline");
+        assert.deepEqual(entries.map((e) => [e.outcome, e.instr, e.strategy, e.cause]), [["reply", "send-repair-prompt", "fix", "schema"], ["reply", "done", null, null]], provider);
+        assert.match(await text("#v-timeline"), /streamed, cut at the violation after \d+ characters, stop: aborted/);
+        assert.match(await text("#v-timeline"), /by stream/);
+        const calls = mock.requests.slice(before);
+        assert.deepEqual(calls.map((q) => q.stream), [true, true], `${provider}: both calls stream`);
+        assert.match(calls[1].userText, /<broken_output>[\s\S]*"total": "55\.00 EUR"/, `${provider}: the fix prompt quotes what arrived`);
+        assert.match(calls[1].userText, /- \/total: "55\.00 EUR" is not of type "number"/);
+        assert.deepEqual(JSON.parse(await page.textContent("#v-partial")), order, `${provider}: the partial value of the repair call`);
+        if (provider === "anthropic") await shot("desktop-6-live-stream");
+      }
+      await page.uncheck("#v-stream");
       if (!hasCors) await page.unroute(`${mock.url}/**`);
     } finally {
       await mock.close();
@@ -486,7 +591,7 @@ test("5. live: the host loop with fetch() against the mock LLM", async (t) => {
   }
 });
 
-test("6. use with: the README's runnable snippets, exactly as written, each with Copy", async () => {
+test("7. use with: the README's runnable snippets, exactly as written, each with Copy", async () => {
   // The blocks tests/js/readme_use_with.test.mjs runs, read here independently of the page's reader.
   const readme = readFileSync(`${ROOT}README.md`, "utf8");
   const expected = [...readme.matchAll(/<!-- example:(use-[\w-]+) -->\n```js\n([\s\S]*?)\n```\n/g)].map((m) => [m[1], m[2]]);
@@ -506,7 +611,7 @@ test("6. use with: the README's runnable snippets, exactly as written, each with
   await page.click('#u-snippets article[data-example="use-ai-sdk"] button.copy');
   await waitForText('#u-snippets article[data-example="use-ai-sdk"] button.copy', "Copied");
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), expected[1][1]);
-  await shot("desktop-6-usewith");
+  await shot("desktop-7-usewith");
 });
 
 test("390px wide: every panel fits without sideways scrolling", async () => {
@@ -520,12 +625,14 @@ test("390px wide: every panel fits without sideways scrolling", async () => {
       ["parse", "#panel-parse [data-preset=mismatch]"],
       ["prompt", null],
       ["loop", "#panel-loop [data-scenario=storm]"],
+      ["stream", null],
       ["live", null],
       ["usewith", null],
     ];
     for (const [i, [name, preset]] of steps.entries()) {
       await tab(name, phone);
       if (preset) await phone.click(preset);
+      if (name === "stream") await phone.waitForFunction(() => document.body.dataset.stream === "done", null, { timeout: 15000 });
       const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `${name}: ${overflow}px wider than the screen`);
       await shot(`mobile-${i + 1}-${name}`, phone);

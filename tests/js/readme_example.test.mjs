@@ -18,13 +18,26 @@ function readmeExample(marker) {
   return m[1];
 }
 
-test("the README's Node example runs and prints what it says", () => {
-  const code = readmeExample("node");
-  const expected = /\/\/ (\{"ok".*\})\s*$/.exec(code.trim())[1];
+/** Run a README example with "selfheal" pointed at the built pkg/; what it prints, trimmed. */
+function run(code) {
   const pkg = pathToFileURL(join(root, "pkg", "index.cjs")).href; // the "node" entry: the glue plus heal
   const dir = mkdtempSync(join(tmpdir(), "selfheal-readme-"));
   const file = join(dir, "example.mjs");
   writeFileSync(file, code.replace('from "selfheal"', `from ${JSON.stringify(pkg)}`));
-  const out = execFileSync(process.execPath, [file], { encoding: "utf8", timeout: 30000 }).trim();
-  assert.equal(out, expected);
+  return execFileSync(process.execPath, [file], { encoding: "utf8", timeout: 30000 }).trim();
+}
+
+test("the README's Node example runs and prints what it says", () => {
+  const code = readmeExample("node");
+  const expected = /\/\/ (\{"ok".*\})\s*$/.exec(code.trim())[1];
+  assert.equal(run(code), expected);
+});
+
+test("the README's Streaming example runs and prints what it says", () => {
+  const code = readmeExample("stream");
+  const at = code.lastIndexOf("// Prints:\n");
+  assert.ok(at > 0, "the example ends with what it prints");
+  const expected = code.slice(at).split("\n").slice(1).map((l) => l.replace(/^\/\/ /, "")).join("\n");
+  assert.equal(run(code), expected);
+  assert.match(expected, /send-repair-prompt stream/, "the violation is one fix prompt");
 });

@@ -39,3 +39,28 @@ export const GOOD_ORDER = {
 };
 
 export const GOOD_TEXT = JSON.stringify(GOOD_ORDER);
+
+// The streamed scenario (`make demo`'s fifth, the Streaming panel): the model streams an order
+// whose third field, `total`, is a string. The violation is definitive the moment that string
+// closes ("55.00 EUR" can never become a number), so the host cuts the stream there, and the
+// notes the model was about to write are never generated or paid for. One fix prompt heals it.
+export const STREAM_BAD_TEXT =
+  '{"orderId": "ORD-1042", "items": [{"sku": "mug", "qty": 2, "price": 12.5}, ' +
+  '{"sku": "teapot", "qty": 1, "price": 30}], "total": "55.00 EUR", ' +
+  '"notes": "Two mugs at 12.50 each come to 25.00 and the teapot is 30.00, so the order comes to ' +
+  '55.00 in all, in euros; shipping is not included and will be quoted separately."}';
+
+/** Characters per streamed chunk: about three tokens, as providers send them. */
+export const STREAM_CHUNK_CHARS = 12;
+
+/** `text` in pieces of `size` UTF-16 units, never splitting a surrogate pair. */
+export function chunks(text, size) {
+  const out = [];
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(i + size, text.length);
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end += 1;
+    out.push(text.slice(i, end));
+    i = end;
+  }
+  return out;
+}

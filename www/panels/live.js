@@ -3,6 +3,7 @@
 // in the request to the base URL the person typed.
 
 import { $, showError, describeThrown, pretty, fmtMs } from "../lib/dom.js";
+import { createParser } from "../vendor/eventsource-parser/index.js";
 import { renderTimeline, renderReport, fmtT } from "../lib/timeline.js";
 import { ORDER_SCHEMA, ORDER_PROMPT } from "../lib/scenario.js";
 
@@ -29,8 +30,75 @@ async function httpError(res) {
   return error;
 }
 
-/** One model call. Resolves { text, stopReason, usage? } or throws what fetch or the API gave. */
-async function callModel({ provider, base, model, key, maxTokens }, prompt, signal) {
+/**
+ * The body of a streamed call (server-sent events), each text delta given to `onText(text)`;
+ * when it returns true (a violation) the stream is cut: reading stops and the request is aborted.
+ * Resolves { stopReason, usage?, cut }: the provider's stop reason from its final event,
+ * "aborted" when cut here, "incomplete" when the stream ended without its final event. An error
+ * event in the stream (Anthropic's overloaded_error, OpenAI's {"error": ...}) is thrown with its
+ * body as `error.error`, which classify() reads.
+ */
+async function readStream(provider, res, onText, abortCall) {
+  let stop = null;
+  let final = false;
+  let usage;
+  let cut = false;
+  let failure = null;
+  const parser = createParser({
+    onEvent({ event, data }) {
+      if (cut || failure) return;
+      if (data === "[DONE]") {
+        final = true;
+        return;
+      }
+      let msg;
+      try {
+        msg = JSON.parse(data);
+      } catch {
+        return;
+      }
+      let text = null;
+      if (provider === "anthropic") {
+        if (msg.type === "content_block_delta" && msg.delta?.type === "text_delta") text = msg.delta.text;
+        else if (msg.type === "message_delta") {
+          stop = msg.delta?.stop_reason ?? stop;
+          if (msg.usage?.output_tokens != null) usage = { inputTokens: 0, outputTokens: msg.usage.output_tokens };
+        } else if (msg.type === "message_stop") final = true;
+        else if (event === "error" || msg.type === "error") failure = msg;
+      } else if (msg.error) failure = msg;
+      else {
+        const choice = msg.choices?.[0];
+        if (typeof choice?.delta?.content === "string") text = choice.delta.content;
+        if (choice?.finish_reason) stop = choice.finish_reason;
+        if (msg.usage) usage = { inputTokens: msg.usage.prompt_tokens ?? 0, outputTokens: msg.usage.completion_tokens ?? 0 };
+      }
+      if (text && onText(text)) cut = true;
+    },
+  });
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parser.feed(value);
+    if (cut || failure) {
+      reader.cancel().catch(() => {});
+      abortCall(); // the rest of the reply is never generated
+      break;
+    }
+  }
+  if (failure) {
+    const e = failure.error ?? failure;
+    throw Object.assign(new Error(e.message ?? "error event in the stream"), { name: "APIError", error: failure });
+  }
+  const stopReason = cut ? "aborted" : provider === "anthropic" ? (final ? stop ?? "end_turn" : "incomplete") : stop ?? (final ? "stop" : "incomplete");
+  return { stopReason, usage, cut };
+}
+
+/**
+ * One model call. Resolves { text, stopReason, usage? } or throws what fetch or the API gave.
+ * With `onText`, the reply is streamed: each delta goes to onText, and the result has no text.
+ */
+async function callModel({ provider, base, model, key, maxTokens }, prompt, signal, onText) {
   const root = base.replace(/\/+$/, "");
   let url;
   let init;
@@ -47,8 +115,17 @@ async function callModel({ provider, base, model, key, maxTokens }, prompt, sign
       body: { model, max_tokens: maxTokens, messages: [{ role: "system", content: prompt.system }, { role: "user", content: prompt.user }] },
     };
   }
-  const res = await fetch(url, { method: "POST", headers: init.headers, body: JSON.stringify(init.body), signal });
+  // This call's own controller: Stop (the run's signal) aborts it, and so does a cut stream.
+  const call = new AbortController();
+  const abortCall = () => call.abort();
+  signal.addEventListener("abort", abortCall, { once: true });
+  if (onText) {
+    init.body.stream = true;
+    if (provider !== "anthropic") init.body.stream_options = { include_usage: true };
+  }
+  const res = await fetch(url, { method: "POST", headers: init.headers, body: JSON.stringify(init.body), signal: call.signal });
   if (!res.ok) throw await httpError(res);
+  if (onText) return readStream(provider, res, onText, abortCall);
   const data = await res.json();
   if (provider === "anthropic") {
     const text = Array.isArray(data?.content) ? data.content.filter((b) => b?.type === "text").map((b) => b.text).join("") : null;
@@ -67,9 +144,10 @@ const preview = (text, n = 90) => {
   return flat.length > n ? flat.slice(0, n - 1) + "…" : flat;
 };
 
-function describe(outcome) {
+function describe(outcome, streamed) {
   if (outcome.kind === "reply") {
-    return { kind: "reply", tone: "blue", title: `reply${outcome.stopReason ? `, stop: ${outcome.stopReason}` : ""}`, detail: preview(outcome.text) };
+    const how = streamed == null ? "reply" : outcome.stopReason === "aborted" ? `streamed, cut at the violation after ${streamed.length} characters` : "streamed reply";
+    return { kind: "reply", tone: outcome.stopReason === "aborted" ? "red" : "blue", title: `${how}${outcome.stopReason ? `, stop: ${outcome.stopReason}` : ""}`, detail: preview(outcome.text ?? streamed) };
   }
   const e = outcome.error;
   const type = e?.error?.error?.type ?? e?.error?.type;
@@ -126,6 +204,8 @@ export function initLive(sh, loopPanel) {
     if (!cfg.model) return showError(error, "Type a model name.");
     if (!(Number.isInteger(cfg.maxTokens) && cfg.maxTokens > 0)) return showError(error, "max tokens must be a whole number above 0.");
     const prompt = { system: $("v-system").value, user: $("v-user").value };
+    const stream = $("v-stream").checked;
+    $("v-partial-card").hidden = true;
     let loop;
     try {
       loop = new sh.RepairLoop({ ...loopPanel.readOptions(), prompt, schema: $("v-schema").value });
@@ -151,8 +231,26 @@ export function initLive(sh, loopPanel) {
         const start = Date.now() - t0;
         clock.textContent = `call ${call} in flight…`;
         let outcome;
+        let streamed = null; // the text pushed into the loop, when the reply streams
+        const onText = stream
+          ? (text) => {
+            streamed += text;
+            const update = loop.push(text);
+            $("v-partial").textContent = update.value === undefined ? "" : pretty(update.value);
+            $("v-partial-state").textContent = update.violation
+              ? `call ${call}: violation at ${update.violation.path || "/"}: ${update.violation.message} (stream cut)`
+              : `call ${call}: ${streamed.length.toLocaleString("en-US")} characters`;
+            return update.violation !== null;
+          }
+          : undefined;
+        if (stream) {
+          streamed = "";
+          $("v-partial-card").hidden = false;
+          $("v-partial").textContent = "";
+        }
         try {
-          outcome = { kind: "reply", ...(await callModel(cfg, request, signal)) };
+          const { cut, ...reply } = await callModel(cfg, request, signal, onText);
+          outcome = { kind: "reply", ...reply };
           if (outcome.usage === undefined) delete outcome.usage;
           if (outcome.stopReason === undefined) delete outcome.stopReason;
         } catch (e) {
@@ -160,7 +258,7 @@ export function initLive(sh, loopPanel) {
           outcome = { kind: "error", error: e };
         }
         const instr = loop.next(outcome);
-        events.push({ call, start, at: Date.now() - t0, outcome: describe(outcome), instr });
+        events.push({ call, start, at: Date.now() - t0, outcome: describe(outcome, streamed), instr });
         draw();
         if (instr.type === "done" || instr.type === "degrade") {
           final = instr;
