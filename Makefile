@@ -16,14 +16,16 @@ SOURCES := $(shell find src -type f) Cargo.toml Cargo.lock $(shell find js -type
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 # The full build's size gate, a regression guard: 800 KiB gzip while the v0.2 features land on
-# the patched jsonschema (747 KB at the merge of issues 10, 11 and 15); issue 16's goal is 650 KB
+# the patched jsonschema (747 KB at the merge of issues 10, 11 and 15, 786 KB with streaming);
+# issue 16's goal is 650 KB
 # and docs/PERFORMANCE.md ("Size") says where the build stands against it.
 MAX_GZIP_BYTES := 819200
 # selfheal/lite (pkg/lite/, built without jsonschema): a regression guard at the measured size plus
-# a few KB; issue 16's goal is 250 KB, missed (docs/PERFORMANCE.md, "selfheal/lite": the gap is
+# a few KB (355 KB when lite landed, 387 KB once streaming's PartialJson and RepairLoop.push were
+# in it); issue 16's goal is 250 KB, missed (docs/PERFORMANCE.md, "selfheal/lite": the gap is
 # the serde boundary's generic code, not JSON Schema).
 LITE_WASM := pkg/lite/selfheal_bg.wasm
-MAX_LITE_GZIP_BYTES := 368640
+MAX_LITE_GZIP_BYTES := 401408
 
 .PHONY: demo test setup-demo setup-test build test-native test-browser test-browser-chrome \
 	test-browser-firefox test-node test-types \
