@@ -320,7 +320,7 @@ async function runOne(run: Run): Promise<Final> {
       const context: CallContext = { attempt, instruction: asking };
       if (host.tools) context.tools = host.tools.definitions;
       if (stream) Object.assign(context, { push: stream.push, streamSignal: stream.signal });
-      const call = await callBefore(callModel, request, context, signal, until === null ? null : until - now(), deadlineMs, stream?.signal);
+      const call = await callBefore(callModel, request, context, signal, until === null ? null : until - now(), deadlineMs, stream?.signal as AbortSignal | undefined);
       if (call.kind === "aborted" || signal?.aborted) {
         const step = aborted();
         span?.instruction(step);
@@ -571,7 +571,7 @@ export function anthropicCaller(
     }
     // Streamed tool calls are not read (yet): with tools, the text deltas are not the loop's value.
     if (tools) push = undefined;
-    const cuttable = joinSignals(signal as AbortSignal | undefined, streamSignal as AbortSignal | undefined);
+    const cuttable = joinSignals(signal, streamSignal);
     const events = await sdk.messages.create({ ...body, stream: true }, cuttable ? { signal: cuttable } : undefined);
     let text = "";
     let stopReason: string | undefined;
@@ -631,7 +631,7 @@ export function openaiCaller(
     if (tools) push = undefined; // streamed tool calls are not read (yet), as above
     const chunks = await sdk.chat.completions.create(
       { ...params, messages, stream: true, stream_options: { include_usage: true, ...(params.stream_options as object | undefined) } },
-      ((s) => (s ? { signal: s } : undefined))(joinSignals(signal as AbortSignal | undefined, streamSignal as AbortSignal | undefined)),
+      ((s) => (s ? { signal: s } : undefined))(joinSignals(signal, streamSignal)),
     );
     let text = "";
     let stopReason: string | undefined;

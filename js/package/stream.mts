@@ -16,6 +16,7 @@
 //                be left out (the pushed text); null when nothing was pushed (heal feeds the
 //                settled call as before).
 import type { FailureIssue, Outcome, PartialUpdate } from "./selfheal.js";
+import type { Signal } from "./heal.mjs";
 
 /** What a RepairLoop offers for streaming. */
 export interface StreamingLoop {
@@ -34,7 +35,8 @@ export class StreamViolation extends Error {
 
 export interface CallStream {
   push(chunk: string): PartialUpdate;
-  readonly signal: AbortSignal;
+  /** An AbortSignal (typed as heal's `Signal`: the declarations need no DOM or Node types). */
+  readonly signal: Signal;
   outcome(settled: { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "cut" }): Outcome | null;
 }
 
@@ -43,7 +45,7 @@ export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpd
   let pushed = false;
   let cut = false;
   return {
-    signal: controller.signal,
+    signal: controller.signal as Signal,
     push(chunk: string): PartialUpdate {
       if (cut) {
         // The request is being torn down; a late delta changes nothing.
@@ -95,11 +97,11 @@ class StreamViolationLate extends Error {
  * One signal that aborts when any of `signals` does (with its reason): the request signal of a
  * streamed call, from the host's signal and heal's `streamSignal`. undefined when none is given.
  */
-export function joinSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const given = signals.filter((s): s is AbortSignal => s !== undefined && s !== null);
-  if (given.length <= 1) return given[0];
+export function joinSignals(...signals: (Signal | undefined)[]): Signal | undefined {
+  const given = (signals as unknown as (AbortSignal | undefined)[]).filter((s): s is AbortSignal => s !== undefined && s !== null);
+  if (given.length <= 1) return given[0] as Signal | undefined;
   const any = (AbortSignal as unknown as { any?: (s: AbortSignal[]) => AbortSignal }).any;
-  if (typeof any === "function") return any.call(AbortSignal, given);
+  if (typeof any === "function") return any.call(AbortSignal, given) as Signal;
   const controller = new AbortController();
   for (const s of given) {
     if (s.aborted) {
@@ -108,5 +110,5 @@ export function joinSignals(...signals: (AbortSignal | undefined)[]): AbortSigna
     }
     s.addEventListener("abort", () => controller.abort(s.reason), { once: true });
   }
-  return controller.signal;
+  return controller.signal as Signal;
 }

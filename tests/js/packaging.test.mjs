@@ -73,8 +73,9 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   // selfheal/lite's files (lite/) are listed by tests/packaging/lite.test.mjs.
   assert.deepEqual(files.filter((f) => !f.startsWith("lite/")).map(snippet), [
     "README.md", "package.json", "heal.cjs", "heal.d.cts", "heal.d.mts", "heal.mjs",
-    // heal's modules (js/package/*.mts): Standard Schema, model fallback, tool calls
+    // heal's modules (js/package/*.mts): Standard Schema, model fallback, tool calls, streaming
     "heal-schema.d.mts", "heal-schema.mjs", "models.d.mts", "models.mjs", "tools.d.mts", "tools.mjs",
+    "stream.d.mts", "stream.mjs",
     // the entries with heal bound (js/package/build-ecosystem.mjs)
     "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js",
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
