@@ -138,6 +138,11 @@ export function errorOutcome(error, costUsd) {
 }
 export function freeIt(obj) { obj.free(); }
 export function callMethod(obj, name) { try { obj[name](); return null; } catch (e) { return e; } }
+export function standardSchema(json) {
+  const input = json === undefined ? undefined : () => JSON.parse(json);
+  return { "~standard": { version: 1, vendor: "hand", validate: (value) => ({ value }),
+    jsonSchema: input && { input } } };
+}
 "#)]
 extern "C" {
     #[wasm_bindgen(js_name = makeError)]
@@ -161,6 +166,10 @@ extern "C" {
     /// Calls `obj[name]()`; returns what it threw, or null.
     #[wasm_bindgen(js_name = callMethod)]
     fn call_method(obj: &JsValue, name: &str) -> JsValue;
+    /// A Standard Schema v1 object whose `~standard.jsonSchema.input` gives `json` parsed, or
+    /// none when `json` is undefined.
+    #[wasm_bindgen(js_name = standardSchema)]
+    fn standard_schema(json: Option<String>) -> JsValue;
 }
 
 // ---------------------------------------------------------------- Rust helpers
@@ -640,6 +649,20 @@ fn schema_constructor_rejects_invalid_schemas() {
     // Still usable afterwards.
     let s = JsSchema::new(js(city_schema())).expect("valid schema");
     assert!(s.text().contains("\"city\""));
+}
+
+#[wasm_bindgen_test]
+fn schema_from_a_standard_schema() {
+    let s = JsSchema::new(standard_schema(Some(city_schema().to_string()))).expect("converted");
+    assert_eq!(
+        serde_json::from_str::<Value>(&s.text()).expect("text"),
+        city_schema()
+    );
+    let msg = assert_thrown(JsSchema::new(standard_schema(None)), Thrown::Type, "schema");
+    assert!(
+        msg.contains(r#"vendor "hand") without a synchronous JSON Schema"#),
+        "{msg}"
+    );
 }
 
 #[wasm_bindgen_test]

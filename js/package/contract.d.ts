@@ -90,7 +90,13 @@ export class Schema {
   [Symbol.dispose](): void;
   /** Throws TypeError on an invalid schema, saying where. Compiled schemas are cached by text.
    *  selfheal/lite refuses only a schema that is not JSON, an object or a boolean: it has no
-   *  JSON Schema compiler, so it neither checks the schema further nor asserts `format`. */
+   *  JSON Schema compiler, so it neither checks the schema further nor asserts `format`.
+   *  A Standard Schema v1 object (Zod 4, ArkType: anything with `~standard.jsonSchema`) is
+   *  taken as the JSON Schema its `~standard.jsonSchema.input` gives (draft 2020-12, else
+   *  draft-07); one without it (Valibot) is a TypeError: pass `await jsonSchemaOf(schema)` from
+   *  "selfheal/standard", or use heal. Only that JSON Schema is used here: the library's own
+   *  validate (refinements, transforms) runs only in heal and selfheal/ai; otherwise run
+   *  `schema["~standard"].validate(value)` yourself and feed its issues as `rejected`. */
   constructor(schema: object | boolean | string, options?: SchemaOptions);
   /** The schema's canonical JSON text. */
   readonly text: string;
@@ -101,6 +107,7 @@ export class Schema {
    *  answering without having looked. */
   validate(value: unknown): FailureReport | null;
 }
+/** `schema` as `new Schema` takes it (a Standard Schema with a synchronous JSON Schema too). */
 export function parseStructured(schema: object | boolean | string | Schema, raw: string,
                                 options?: ParseOptions): Parsed;
 // ---------- streaming (SPEC section 8) ----------
@@ -129,6 +136,8 @@ export interface PartialJsonOptions {
 export class PartialJson {
   free(): void;
   [Symbol.dispose](): void;
+  /** `schema` as `new Schema` takes it: a Standard Schema's JSON Schema checks the stream; its own
+   *  validate is the host's to run on the finished value (`schema["~standard"].validate`). */
   constructor(schema?: object | boolean | string | Schema | null, options?: PartialJsonOptions);
   /** Amortised O(chunk): never re-reads earlier text. */
   push(chunk: string): PartialUpdate;
@@ -175,7 +184,10 @@ export type FallbackPlan =
 export interface LoopOptions {
   /** The request the host sends first (required). */
   prompt: Prompt;
-  /** When absent, any non-empty reply text is the value. */
+  /** When absent, any non-empty reply text is the value. As `new Schema` takes it: a Standard
+   *  Schema stands for its synchronous JSON Schema; its own validate is yours to run on `done`
+   *  (`schema["~standard"].validate(value)`), feeding the issues as `{ kind: "rejected", reason }`
+   *  (selfheal/standard's `validateStandard` builds that outcome), or use heal, which does it. */
   schema?: object | boolean | string | Schema;
   /** default "fix" */
   mode?: "fix" | "reask";

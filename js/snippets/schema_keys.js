@@ -59,7 +59,12 @@ export function jsonText(value) {
  * - `null`: it looks like a `Schema` without a readable id (freed?); the caller checks;
  * - a string: its JSON text, seen for the first time (hand it to `schemaRemember` once its
  *   compiled form has a slot on the Rust side);
- * - `false`: JSON.stringify gave nothing (a function).
+ * - `false`: JSON.stringify gave nothing (a function);
+ * - a `TypeError` (returned, not thrown): `schema` has a `~standard` that is not a usable
+ *   Standard Schema v1; its message is the rest of the sentence after the field's name.
+ * A Standard Schema v1 (`~standard` with version 1 and a validate function) stands for the JSON
+ * Schema its library gives synchronously (`standardJsonSchema`): slot or text as above. Plain
+ * objects pay one property read for this (`~standard`, undefined).
  * Throws what `jsonText` throws (cycles, BigInt, a throwing toJSON or getter, limits).
  */
 export function schemaLookup(schema) {
@@ -81,8 +86,21 @@ export function schemaLookup(schema) {
     }
     return typeof id === 'number' && id > 0 ? -id : null;
   }
-  const text = jsonText(schema);
-  if (typeof text !== 'string') return false;
+  let standard;
+  try {
+    standard = schema['~standard'];
+  } catch (e) {
+    return new TypeError(`is an object whose "~standard" threw: ${messageOf(e)}`);
+  }
+  let text;
+  if (standard === undefined) {
+    text = jsonText(schema);
+    if (typeof text !== 'string') return false;
+  } else {
+    const json = standardJsonSchema(standard);
+    if (json instanceof TypeError) return json;
+    text = typeof json === 'boolean' ? String(json) : jsonText(json);
+  }
   const same = byLength.get(text.length);
   if (same !== undefined) {
     for (let i = 0; i < same.length; i++) {
@@ -90,6 +108,61 @@ export function schemaLookup(schema) {
     }
   }
   return text;
+}
+
+/** The JSON Schema draft asked for first, then the one tried if a library refuses it (as in
+ * js/package/standard.mjs). */
+const TARGETS = ['draft-2020-12', 'draft-07'];
+
+/**
+ * A Standard Schema's JSON Schema (an object or a boolean), taken synchronously from Standard
+ * JSON Schema: `standard.jsonSchema.input({ target })`, the input side (what the model writes,
+ * before the library's transforms). Returns a `TypeError` (not thrown) saying what to do instead
+ * when `standard` is not Standard Schema v1, has no `jsonSchema.input`, or every target throws
+ * or gives no schema. Every read is caught: a throwing getter is such a TypeError, not a throw.
+ */
+export function standardJsonSchema(standard) {
+  let vendor = 'unknown';
+  try {
+    if (standard === null || typeof standard !== 'object' || standard.version !== 1 || typeof standard.validate !== 'function') {
+      return new TypeError('has a "~standard" property but is not a Standard Schema v1 (version 1 with a validate function)');
+    }
+    if (typeof standard.vendor === 'string') vendor = standard.vendor;
+    const converter = standard.jsonSchema;
+    if (converter === null || typeof converter !== 'object' || typeof converter.input !== 'function') {
+      return new TypeError(
+        `is a Standard Schema (vendor ${JSON.stringify(vendor)}) without a synchronous JSON Schema (~standard.jsonSchema): ` +
+          'pass await jsonSchemaOf(schema) from "selfheal/standard", or give it to heal, which does that',
+      );
+    }
+    const tried = [];
+    for (const target of TARGETS) {
+      try {
+        const json = converter.input({ target });
+        if (typeof json === 'boolean' || (json !== null && typeof json === 'object' && !Array.isArray(json))) return json;
+        tried.push(`target "${target}" gave ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}`);
+      } catch (e) {
+        tried.push(`target "${target}" threw: ${messageOf(e)}`);
+      }
+    }
+    return new TypeError(
+      `is a Standard Schema (vendor ${JSON.stringify(vendor)}) whose ~standard.jsonSchema.input gave no JSON Schema ` +
+        `(${tried.join('; ')}): pass await jsonSchemaOf(schema) from "selfheal/standard", or give it to heal, which does that`,
+    );
+  } catch (e) {
+    return new TypeError(`is a Standard Schema (vendor ${JSON.stringify(vendor)}) whose "~standard" could not be read: ${messageOf(e)}`);
+  }
+}
+
+/** A thrown value's message on one line, read without trusting it. */
+function messageOf(e) {
+  let m;
+  try {
+    m = e !== null && typeof e === 'object' && typeof e.message === 'string' ? e.message : String(e);
+  } catch {
+    m = 'a value that cannot be shown';
+  }
+  return m.replace(/\s+/g, ' ').trim();
 }
 
 /** Keep `text` (a miss of `schemaLookup`) under a slot, reusing the oldest one when full. */

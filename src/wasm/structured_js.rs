@@ -25,7 +25,8 @@ thread_local! {
 #[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
 extern "C" {
     /// Where a schema's compiled form is (see the snippet): a slot, minus a `Schema` id, `null`
-    /// for a freed `Schema`, its JSON text on a miss, `false`, or `undefined` for a non-object;
+    /// for a freed `Schema`, its JSON text on a miss, `false`, `undefined` for a non-object, or
+    /// a `TypeError` for an unusable `~standard` (a Standard Schema stands for its JSON Schema);
     /// throws what `jsonText` throws.
     #[wasm_bindgen(catch, js_name = schemaLookup)]
     fn schema_lookup(schema: &JsValue) -> Result<JsValue, JsValue>;
@@ -66,6 +67,11 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     let text = match found.as_string() {
         Some(text) => text,
         None if found.as_bool() == Some(false) => return read::not_serialisable(field, v, None),
+        // A `~standard` without a synchronous JSON Schema: the snippet's TypeError says why.
+        None if found.is_object() => {
+            let why = read::get(&found, "message").as_string().unwrap_or_default();
+            return type_err(field, why);
+        }
         None => object_schema_text(v, field)?,
     };
     let compiled = compile_text(&text, field)?;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 
 import { gatherError, startOutcome } from "../../js/snippets/gather.js";
 import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
-import { jsonText, schemaLookup, schemaRemember } from "../../js/snippets/schema_keys.js";
+import { jsonText, schemaLookup, schemaRemember, standardJsonSchema } from "../../js/snippets/schema_keys.js";
 import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/partial.js";
 
 const revoked = () => {
@@ -90,6 +90,31 @@ test("schemaLookup / schemaRemember: text on a miss, its slot once remembered, o
   for (let i = 0; i < 64; i++) schemaRemember(JSON.stringify({ title: `filler${i}${Math.random()}` }));
   assert.equal(typeof schemaLookup(first), "string");
   assert.ok(firstSlot >= 0 && firstSlot < 64);
+});
+
+test("schemaLookup: a Standard Schema stands for its JSON Schema; an unusable ~standard is a returned TypeError", () => {
+  const json = { type: "object", title: `std${Math.random()}` };
+  const targets = [];
+  const std = (input) => ({ "~standard": { version: 1, vendor: "v", validate: (value) => ({ value }), jsonSchema: { input } } });
+  const refuses2020 = std(({ target }) => {
+    targets.push(target);
+    if (target === "draft-2020-12") throw new Error("no");
+    return json;
+  });
+  assert.equal(schemaLookup(refuses2020), JSON.stringify(json), "a miss is the JSON Schema's text");
+  assert.deepEqual(targets, ["draft-2020-12", "draft-07"]);
+  const slot = schemaRemember(JSON.stringify(json));
+  assert.equal(schemaLookup(std(() => ({ ...json }))), slot, "found by text like a plain object");
+  assert.equal(schemaLookup(std(() => false)), "false");
+  const fn = Object.assign(() => 1, { "~standard": std(() => json)["~standard"] });
+  assert.equal(schemaLookup(fn), slot, "a function with ~standard (an arktype Type)");
+  const noSync = schemaLookup({ "~standard": { version: 1, vendor: "valibot", validate() {} } });
+  assert.ok(noSync instanceof TypeError);
+  assert.match(noSync.message, /^is a Standard Schema \(vendor "valibot"\) without a synchronous JSON Schema/);
+  assert.ok(schemaLookup({ get "~standard"() { throw new Error("boom"); } }) instanceof TypeError);
+  assert.ok(schemaLookup(throwing()) instanceof TypeError, "a Proxy throwing on every read");
+  assert.ok(standardJsonSchema(revoked()) instanceof TypeError);
+  assert.ok(standardJsonSchema({ version: 1, validate() {}, jsonSchema: { input: () => null } }) instanceof TypeError);
 });
 
 test("instructions: the contract's object literals, key for key", () => {
