@@ -200,7 +200,7 @@ fn violations_are_definitive_only_and_sticky() {
 }
 
 #[wasm_bindgen_test]
-fn the_value_is_one_live_object_and___proto___is_a_member() {
+fn the_value_is_one_live_object_and_proto_is_a_member() {
     let p = stream(Value::Null, json!({}));
     let a = get(
         &p.push(JsValue::from_str("{\"__proto__\": 1, ")).unwrap(),

@@ -17,6 +17,18 @@
 //                settled call as before).
 import type { FailureIssue, Outcome, PartialUpdate } from "./selfheal.js";
 
+/**
+ * The runtime's `AbortSignal` wherever its types are loaded (the DOM lib, `@types/node`, Workers
+ * types), else the part used here: the declarations compile in a project without either (as
+ * heal.mts's `Signal`).
+ */
+type AnySignal = typeof globalThis extends { AbortSignal: { prototype: infer S } } ? S : {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+};
+
 /** What a RepairLoop offers for streaming. */
 export interface StreamingLoop {
   push(chunk: string): PartialUpdate;
@@ -34,7 +46,7 @@ export class StreamViolation extends Error {
 
 export interface CallStream {
   push(chunk: string): PartialUpdate;
-  readonly signal: AbortSignal;
+  readonly signal: AnySignal;
   outcome(settled: { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "cut" }): Outcome | null;
 }
 
@@ -43,7 +55,7 @@ export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpd
   let pushed = false;
   let cut = false;
   return {
-    signal: controller.signal,
+    signal: controller.signal as AnySignal,
     push(chunk: string): PartialUpdate {
       if (cut) {
         // The request is being torn down; a late delta changes nothing.
@@ -95,11 +107,11 @@ class StreamViolationLate extends Error {
  * One signal that aborts when any of `signals` does (with its reason): the request signal of a
  * streamed call, from the host's signal and heal's `streamSignal`. undefined when none is given.
  */
-export function joinSignals(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
-  const given = signals.filter((s): s is AbortSignal => s !== undefined && s !== null);
-  if (given.length <= 1) return given[0];
+export function joinSignals(...signals: (AnySignal | undefined)[]): AnySignal | undefined {
+  const given = signals.filter((s) => s !== undefined && s !== null) as unknown as AbortSignal[];
+  if (given.length <= 1) return given[0] as AnySignal | undefined;
   const any = (AbortSignal as unknown as { any?: (s: AbortSignal[]) => AbortSignal }).any;
-  if (typeof any === "function") return any.call(AbortSignal, given);
+  if (typeof any === "function") return any.call(AbortSignal, given) as AnySignal;
   const controller = new AbortController();
   for (const s of given) {
     if (s.aborted) {
@@ -108,5 +120,5 @@ export function joinSignals(...signals: (AbortSignal | undefined)[]): AbortSigna
     }
     s.addEventListener("abort", () => controller.abort(s.reason), { once: true });
   }
-  return controller.signal;
+  return controller.signal as AnySignal;
 }

@@ -72,6 +72,8 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   const snippet = (f) => f.replace(/^(web\/)?snippets\/selfheal-[0-9a-f]+\//, "$1snippets/selfheal-HASH/");
   assert.deepEqual(files.map(snippet), [
     "README.md", "package.json", "heal.cjs", "heal.d.cts", "heal.d.mts", "heal.mjs",
+    // heal's streaming (js/package/stream.mts; heal.cjs bundles it)
+    "stream.d.mts", "stream.mjs",
     // the entries with heal bound (js/package/build-ecosystem.mjs)
     "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js",
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
@@ -79,10 +81,10 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
     "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
     "snippets/selfheal-HASH/js/snippets/gather.js", "snippets/selfheal-HASH/js/snippets/instructions.js",
-    "snippets/selfheal-HASH/js/snippets/schema_keys.js",
+    "snippets/selfheal-HASH/js/snippets/partial.js", "snippets/selfheal-HASH/js/snippets/schema_keys.js",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
     "web/snippets/selfheal-HASH/js/snippets/gather.js", "web/snippets/selfheal-HASH/js/snippets/instructions.js",
-    "web/snippets/selfheal-HASH/js/snippets/schema_keys.js",
+    "web/snippets/selfheal-HASH/js/snippets/partial.js", "web/snippets/selfheal-HASH/js/snippets/schema_keys.js",
     "workerd.js",
   ].sort());
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
@@ -90,6 +92,7 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
     "gather.js": ["gatherError", "startOutcome"],
     "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done"],
     "schema_keys.js": ["jsonText", "schemaLookup", "schemaRemember"],
+    "partial.js": ["partialNew", "partialText", "partialAppend", "partialApply"],
   };
   for (const [name, names] of Object.entries(exported)) {
     const source = readFileSync(join(ROOT, "js", "snippets", name), "utf8");
