@@ -1,6 +1,6 @@
 //! SPEC section 8 through the wasm boundary in headless Chromium and Firefox: `PartialJson` and
 //! `RepairLoop.push` called with real JS strings (lone UTF-16 halves included), the partial value
-//! built by js/snippets/partial.js from the edits, the errors' kinds, and hostile chunks.
+//! built by js/snippets/instructions.js (its partial-value part) from the edits, the errors' kinds, and hostile chunks.
 #![cfg(target_arch = "wasm32")]
 #![allow(
     clippy::unwrap_used,

@@ -83,17 +83,16 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
     "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
     "snippets/selfheal-HASH/js/snippets/gather.js", "snippets/selfheal-HASH/js/snippets/instructions.js",
-    "snippets/selfheal-HASH/js/snippets/partial.js", "snippets/selfheal-HASH/js/snippets/schema_keys.js",
+    "snippets/selfheal-HASH/js/snippets/schema_keys.js",
     "web/package.json", "web/selfheal.d.ts", "web/selfheal.js", "web/selfheal_bg.wasm",
     "web/snippets/selfheal-HASH/js/snippets/gather.js", "web/snippets/selfheal-HASH/js/snippets/instructions.js",
-    "web/snippets/selfheal-HASH/js/snippets/partial.js", "web/snippets/selfheal-HASH/js/snippets/schema_keys.js",
+    "web/snippets/selfheal-HASH/js/snippets/schema_keys.js",
     "workerd.js",
   ].sort());
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
   const exported = {
     "gather.js": ["gatherError", "startOutcome"],
-    "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done"],
-    "partial.js": ["partialNew", "partialText", "partialApply"],
+    "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done", "partialNew", "partialText", "partialApply"],
     "schema_keys.js": ["jsonText", "schemaLookup", "schemaRemember"],
   };
   for (const [name, names] of Object.entries(exported)) {

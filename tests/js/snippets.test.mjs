@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { gatherError, startOutcome } from "../../js/snippets/gather.js";
 import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
 import { jsonText, schemaLookup, schemaRemember, standardJsonSchema } from "../../js/snippets/schema_keys.js";
-import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/partial.js";
+import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/instructions.js";
 
 const revoked = () => {
   const { proxy, revoke } = Proxy.revocable({}, {});

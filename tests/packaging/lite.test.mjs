@@ -81,7 +81,7 @@ const reference = () => (referenceRun ??= nodeRun("esm.mjs").then((r) => {
 test("the tarball ships selfheal/lite: both glues, the .wasm, the three entries and their .d.ts", () => {
   const snippet = (f) => f.replace(/snippets\/selfheal-[0-9a-f]+\//, "snippets/selfheal-HASH/");
   const shipped = files.filter((f) => f.startsWith("lite/")).map(snippet);
-  const snippets = (dir) => ["gather.js", "instructions.js", "partial.js", "schema_keys.js"].map((s) => `${dir}snippets/selfheal-HASH/js/snippets/${s}`);
+  const snippets = (dir) => ["gather.js", "instructions.js", "schema_keys.js"].map((s) => `${dir}snippets/selfheal-HASH/js/snippets/${s}`);
   assert.deepEqual(shipped, [
     "lite/index.cjs", "lite/index.d.ts", "lite/selfheal.d.ts", "lite/selfheal.js", "lite/selfheal_bg.wasm",
     ...snippets("lite/"), "lite/web/index.d.ts", "lite/web/index.js", "lite/web/package.json",

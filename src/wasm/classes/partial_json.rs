@@ -1,5 +1,5 @@
 //! `PartialJson` (SPEC section 8), and the JS side of every streamed reply: the chunk read as
-//! Rust text, and each push's edits sent to js/snippets/partial.js, which keeps the partial
+//! Rust text, and each push's edits sent to js/snippets/instructions.js, which keeps the partial
 //! value (`RepairLoop.push` uses [`Mirror`] too). Nothing crosses per push but the chunk and
 //! what changed: the whole value is never serialised again.
 
@@ -21,7 +21,7 @@ use crate::wasm::error::Read;
 use crate::wasm::structured_js::{parsed_to_js, schema_arg};
 use crate::wasm::{de, read, to_js_plain};
 
-#[wasm_bindgen(module = "/js/snippets/partial.js")]
+#[wasm_bindgen(module = "/js/snippets/instructions.js")]
 extern "C" {
     // Our own code on our own records and on the chunk (a string): no user code runs.
     #[wasm_bindgen(js_name = partialNew)]
@@ -127,7 +127,7 @@ impl Mirror {
     }
 }
 
-/// The edits and closed pointers as the flat array js/snippets/partial.js reads ("" for none).
+/// The edits and closed pointers as the flat array js/snippets/instructions.js reads ("" for none).
 fn payload(update: &PartialUpdate) -> Result<String, JsValue> {
     if update.edits.is_empty() && update.closed.is_empty() {
         return Ok(String::new());
