@@ -215,8 +215,15 @@ async fn the_browsers_own_fetch_failure_is_transient_network() {
     // both are a TypeError, and both must classify the same.
     let error = JsFuture::from(failed_fetch()).await.unwrap();
     assert!(error.is_instance_of::<js_sys::TypeError>(), "{error:?}");
-    let engines = ["Failed to fetch", "NetworkError when attempting to fetch resource."];
-    assert!(engines.contains(&message(&error).as_str()), "{}", message(&error));
+    let engines = [
+        "Failed to fetch",
+        "NetworkError when attempting to fetch resource.",
+    ];
+    assert!(
+        engines.contains(&message(&error).as_str()),
+        "{}",
+        message(&error)
+    );
     assert_classifies(&error, "transient", "network", "message");
 }
 

@@ -52,8 +52,8 @@ pub use config::{
 pub use instruction::{Instruction, Outcome, Source, StopReason, Strategy};
 pub use state::{Attempt, ByClass, LoopReport, Snapshot};
 use state::{LoopState, Phase};
-pub use stream::PushError;
 use stream::InFlight;
+pub use stream::PushError;
 
 /// The step-driven loop. See the module docs for the rules.
 #[derive(Debug, Clone)]
