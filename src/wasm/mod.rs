@@ -86,16 +86,8 @@ extern "C" {
 
 /// Fix names comma-joined (each is a kebab-case word), for js/snippets/instructions.js to split.
 fn fix_names(fixes: &[crate::structured::Fix]) -> String {
-    let mut out = String::new();
-    for fix in fixes {
-        if let Ok(serde_json::Value::String(name)) = serde_json::to_value(fix) {
-            if !out.is_empty() {
-                out.push(',');
-            }
-            out.push_str(&name);
-        }
-    }
-    out
+    let names: Vec<&str> = fixes.iter().map(|fix| fix.as_str()).collect();
+    names.join(",")
 }
 
 /// `{ ok: true, value, fixes }` for a JS value parsed on the JS side.
