@@ -289,30 +289,30 @@ function record(g) {
 const NOTHING = record({ present: false });
 
 /**
- * How `next(outcome)` starts, in one call, as the JSON text of a tagged record (`Start` in
- * src/wasm/read.rs), tag `as`:
- * - `{"as":"error","costUsd":n,"error":{...}}`: an outcome `{kind: "error", error, costUsd?}`
- *   whose cost is absent, null or a finite number >= 0, the error gathered by `gatherError`;
- * - `{"as":"kind","kind":k}`: `k` is "reply", "rejected" or "invalid" (read once here, so the
- *   Rust side does not read it again);
- * - `{"as":"fields"}`: anything else (not an object, a getter that throws, another kind, a bad
- *   cost), which the Rust side reads field by field, with its errors.
+ * How `next(outcome)` starts, in one call, as the JSON text of `OutcomeStart` (src/wasm/read.rs,
+ * serde's externally tagged enum):
+ * - `{"error":[{...},n]}`: an outcome `{kind: "error", error, costUsd?}` whose cost `n` is
+ *   absent (0), null (0) or a finite number >= 0, the error gathered by `gatherError`;
+ * - `{"kind":k}`: `k` is "reply", "rejected" or "invalid" (read once here, so the Rust side
+ *   does not read it again);
+ * - `"unread"`: anything else (not an object, a getter that throws, another kind, a bad cost),
+ *   which the Rust side reads field by field, with its errors.
  */
 export function startOutcome(outcome) {
-  const FIELDS = '{"as":"fields"}';
-  if (!isObj(outcome)) return FIELDS;
+  const UNREAD = '"unread"';
+  if (!isObj(outcome)) return UNREAD;
   let error;
   let cost;
   try {
     const kind = outcome.kind;
-    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return `{"as":"kind","kind":"${kind}"}`;
-    if (kind !== 'error') return FIELDS;
+    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return `{"kind":"${kind}"}`;
+    if (kind !== 'error') return UNREAD;
     error = outcome.error;
     cost = outcome.costUsd;
   } catch {
-    return FIELDS;
+    return UNREAD;
   }
   if (cost === undefined || cost === null) cost = 0;
-  else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return FIELDS;
-  return `{"as":"error","costUsd":${String(cost)},"error":${gatherError(error)}}`;
+  else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return UNREAD;
+  return `{"error":[${gatherError(error)},${String(cost)}]}`;
 }

@@ -67,10 +67,6 @@ extern "C" {
         attempt: u32,
         classified: &JsValue,
     ) -> JsValue;
-}
-
-#[wasm_bindgen(module = "/js/snippets/instructions.js")]
-extern "C" {
     #[wasm_bindgen(js_name = parsedOk)]
     fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
     #[wasm_bindgen(js_name = done)]
@@ -195,6 +191,3 @@ fn classify_with(
         .unwrap_or_else(js_sys::Date::now);
     classified_to_js(&classify_with_rules(&info, validation.as_ref(), now, rules))
 }
-
-#[cfg(test)]
-mod tests {}

@@ -9,8 +9,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
+use fnv::FnvBuildHasher;
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
@@ -53,32 +53,12 @@ const MAX_KEYS: usize = 512;
 thread_local! {
     /// Property names as JS strings, each made once. Making one from Rust text is a call into
     /// the glue and a UTF-8 decode (`TextDecoder`) on every read: with ~25 reads per `classify`
-    /// that was the largest single cost of reading an options or error object.
-    static KEYS: RefCell<HashMap<Box<str>, JsValue, BuildHasherDefault<Fnv1a>>> =
+    /// that was the largest single cost of reading an options or error object. Hashed with
+    /// FNV-1a (the `fnv` crate), as the instance registries are: their keys are this crate's own
+    /// short names and sequential ids, never chosen from outside, so SipHash's flooding
+    /// resistance buys nothing and cost a few % of a loop.
+    static KEYS: RefCell<HashMap<Box<str>, JsValue, FnvBuildHasher>> =
         RefCell::new(HashMap::default());
-}
-
-/// FNV-1a for [`KEYS`] and the instance registries: their keys are this crate's own short names
-/// and sequential ids, never chosen from outside, so SipHash's flooding resistance buys
-/// nothing and cost a few % of a loop.
-pub struct Fnv1a(u64);
-
-impl Default for Fnv1a {
-    fn default() -> Self {
-        Fnv1a(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv1a {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
 
 /// `f` on `s` as a JS string from [`KEYS`] (made and kept on a miss). The shared borrow is held
@@ -232,8 +212,8 @@ extern "C" {
     /// text of an [`ErrorInfo`]. Imported with `catch` although it never throws by design.
     #[wasm_bindgen(catch, js_name = gatherError)]
     fn gather_error(error: &JsValue) -> Result<String, JsValue>;
-    /// How `next(outcome)` starts, as JSON text of [`Start`]: an error outcome read whole, the
-    /// kind of another, or "read the fields".
+    /// How `next(outcome)` starts, as JSON text of [`OutcomeStart`]: an error outcome read
+    /// whole, the kind of another, or "read the fields".
     #[wasm_bindgen(catch, js_name = startOutcome)]
     fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
@@ -255,19 +235,6 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// How `next(outcome)` starts, as js/snippets/gather.js `startOutcome` reports it.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Start {
-    #[serde(rename = "as")]
-    tag: StartTag,
-    #[serde(default)]
-    cost_usd: f64,
-    #[serde(default)]
-    error: ErrorInfo,
-    kind: Option<OutcomeKind>,
-}
-
 /// `outcome.kind`, by its serde names.
 #[derive(Clone, Copy, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -278,15 +245,10 @@ pub enum OutcomeKind {
     Invalid,
 }
 
+/// How reading an outcome starts (one crossing), as js/snippets/gather.js `startOutcome` sends
+/// it: serde's externally tagged form, which reads the gathered error without buffering it.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum StartTag {
-    Error,
-    Kind,
-    Fields,
-}
-
-/// How reading an outcome starts (one crossing).
 pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),
@@ -297,23 +259,10 @@ pub enum OutcomeStart {
 }
 
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
-    let start = start_outcome(outcome)
+    start_outcome(outcome)
         .ok()
-        .and_then(|text| serde_json::from_str::<Start>(&text).ok());
-    match start {
-        Some(Start {
-            tag: StartTag::Error,
-            cost_usd,
-            error,
-            ..
-        }) => OutcomeStart::Error(error, cost_usd),
-        Some(Start {
-            tag: StartTag::Kind,
-            kind: Some(kind),
-            ..
-        }) => OutcomeStart::Kind(kind),
-        _ => OutcomeStart::Unread,
-    }
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(OutcomeStart::Unread)
 }
 
 /// `Validation` for classify: never throws; anything unreadable is absent.

@@ -11,7 +11,8 @@ use super::registry::{self, Registry};
 use super::{to_js_json, to_js_plain};
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
-    self, CompiledSchema, FailureReport, ParseOptions, SchemaCache, SchemaOptions,
+    self, CompiledSchema, FailureReport, GivenSchemaOptions, ParseOptions, SchemaCache,
+    SchemaOptions,
 };
 
 thread_local! {
@@ -150,59 +151,11 @@ fn parse_options(v: &JsValue) -> Read<ParseOptions> {
     de::optional(v, "options")
 }
 
-/// `new Schema(schema, { formats, resources })`: `None` for the defaults, so the schema is
-/// found and cached by its text as before. `resources` is read with one `JSON.stringify` (no
-/// key enumeration on a user object, which a Proxy could make throw).
+/// `new Schema(schema, { formats, resources })`: `None` for the defaults.
 fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
-    /// `new Schema`'s second argument.
-    #[derive(Default, serde::Deserialize)]
-    struct Given {
-        formats: Option<bool>,
-        #[serde(default, deserialize_with = "crate::wire::present_json")]
-        resources: Option<serde_json::Value>,
-    }
-    let given: Given = de::optional(v, "options")?;
-    let mut resources = Vec::new();
-    match given.resources {
-        None => {}
-        Some(serde_json::Value::Object(docs)) => {
-            for (uri, doc) in docs {
-                if !(doc.is_object() || doc.is_boolean()) {
-                    return type_err(
-                        &format!("options.resources[{uri:?}]"),
-                        "must be a JSON Schema (object or boolean)",
-                    );
-                }
-                resources.push((uri, doc));
-            }
-        }
-        Some(other) => {
-            return type_err(
-                "options.resources",
-                format!(
-                    "must be an object of schema documents by URI, got {}",
-                    json_type(&other)
-                ),
-            )
-        }
-    }
-    let formats = given.formats.unwrap_or(true);
-    if formats && resources.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(SchemaOptions { formats, resources }))
-}
-
-/// The JS name of a JSON value's type, for messages.
-fn json_type(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "boolean",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::String(_) => "string",
-        serde_json::Value::Array(_) => "array",
-        serde_json::Value::Object(_) => "object",
-    }
+    de::optional::<GivenSchemaOptions>(v, "options")?
+        .check()
+        .map_err(|e| e.under("options"))
 }
 
 /// A schema given as an object, a boolean, JSON text or a `Schema`, as a JSON value.
