@@ -120,29 +120,19 @@ fn describe_thrown(e: &JsValue) -> String {
         .unwrap_or_else(|| "the getter threw".to_string())
 }
 
-/// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
-/// into wasm memory; `None` for anything that is not a string.
-pub fn js_string_length(v: &JsValue) -> Option<usize> {
-    v.dyn_ref::<js_sys::JsString>().map(|s| s.length() as usize)
-}
-
-/// Whether a JS string is certainly longer than `max` code points: a code point is one or two
-/// UTF-16 code units, so only a string of more than `2 * max` units is known to be, unread.
-/// Shorter ones are copied and counted exactly.
+/// A JS string's length in UTF-16 code units when it is certainly longer than `max` code
+/// points: a code point is one or two units, so only a string of more than `2 * max` units is
+/// known to be, unread (not copied into wasm memory). Shorter ones are copied and counted exactly.
 pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
-    js_string_length(v).filter(|&units| units > max.saturating_mul(2))
+    let units = v.dyn_ref::<js_sys::JsString>()?.length() as usize;
+    (units > max.saturating_mul(2)).then_some(units)
 }
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
 pub fn js_number(n: f64) -> String {
-    if n.is_infinite() {
-        if n > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else {
-        n.to_string()
+    match n.is_infinite() {
+        true => if n > 0.0 { "Infinity" } else { "-Infinity" }.into(),
+        false => n.to_string(),
     }
 }
 
@@ -151,27 +141,12 @@ pub fn now_arg(v: &JsValue) -> Read<f64> {
     Ok(super::de::read::<Option<f64>>(v, "now")?.unwrap_or_else(js_sys::Date::now))
 }
 
-pub fn type_name(v: &JsValue) -> &'static str {
-    if v.is_null() {
-        "null"
-    } else if v.is_undefined() {
-        "undefined"
-    } else if v.as_bool().is_some() {
-        "boolean"
-    } else if v.as_f64().is_some() {
-        "number"
-    } else if v.is_string() {
-        "string"
-    } else if v.is_symbol() {
-        "symbol"
-    } else if v.is_bigint() {
-        "bigint"
-    } else if v.is_function() {
-        "function"
-    } else if is_array(v) {
-        "array"
-    } else {
-        "object"
+/// `typeof v`, but "null" and "array" where JavaScript says "object" (for messages).
+pub fn type_name(v: &JsValue) -> String {
+    match (v.is_null(), is_array(v)) {
+        (true, _) => "null".into(),
+        (_, true) => "array".into(),
+        _ => v.js_typeof().as_string().unwrap_or_default(),
     }
 }
 

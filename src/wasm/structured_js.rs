@@ -44,10 +44,7 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     };
     if found.is_undefined() {
         // Not an object.
-        return match scalar_schema_text(v) {
-            Some(text) => compile_text(&text, field),
-            None => not_a_schema(v, field),
-        };
+        return compile_text(&schema_text(v, field)?, field);
     }
     if let Some(n) = found.as_f64() {
         if n < 0.0 {
@@ -110,21 +107,6 @@ fn invalid_schema<T>(field: &str, e: impl std::fmt::Display) -> Read<T> {
     type_err(field, format!("is not a valid JSON Schema: {e}"))
 }
 
-/// A schema given as JSON text or a boolean (`true` accepts anything, `false` nothing).
-fn scalar_schema_text(v: &JsValue) -> Option<String> {
-    v.as_string().or_else(|| v.as_bool().map(|b| b.to_string()))
-}
-
-fn not_a_schema<T>(v: &JsValue, field: &str) -> Read<T> {
-    type_err(
-        field,
-        format!(
-            "must be a JSON Schema (object, boolean or JSON text), got {}",
-            read::type_name(v)
-        ),
-    )
-}
-
 pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> {
     CACHE.with(|c| c.try_borrow_mut().ok().map(|mut cache| f(&mut cache)))
 }
@@ -158,23 +140,26 @@ fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
         .map_err(|e| e.under("options"))
 }
 
-/// A schema given as an object, a boolean, JSON text or a `Schema`, as a JSON value.
-fn schema_value(v: &JsValue, field: &str) -> Read<serde_json::Value> {
-    let text = match scalar_schema_text(v) {
-        Some(text) => text,
-        None if read::is_object(v) => object_schema_text(v, field)?,
-        None => return not_a_schema(v, field),
-    };
-    serde_json::from_str(&text)
-        .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))
+/// A schema given as an object, a boolean (`true` accepts anything, `false` nothing), JSON text
+/// or a `Schema`, as JSON text.
+fn schema_text(v: &JsValue, field: &str) -> Read<String> {
+    match v.as_string().or_else(|| v.as_bool().map(|b| b.to_string())) {
+        Some(text) => Ok(text),
+        None if read::is_object(v) => object_schema_text(v, field),
+        None => type_err(
+            field,
+            format!(
+                "must be a JSON Schema (object, boolean or JSON text), got {}",
+                read::type_name(v)
+            ),
+        ),
+    }
 }
 
 /// Compile with non-default options (cached apart from the same schema with the defaults).
-fn compile_with(
-    value: serde_json::Value,
-    options: SchemaOptions,
-    field: &str,
-) -> Read<Arc<CompiledSchema>> {
+fn compile_with(text: &str, options: SchemaOptions, field: &str) -> Read<Arc<CompiledSchema>> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))?;
     let compiled = match with_cache(|c| c.get_or_compile_with(value.clone(), options.clone())) {
         Some(result) => result,
         None => CompiledSchema::with_options(value, options).map(Arc::new),
@@ -223,7 +208,7 @@ impl JsSchema {
     pub fn construct(schema: JsValue, options: JsValue) -> Result<JsSchema, JsValue> {
         let compiled = match schema_options(&options)? {
             None => schema_arg(&schema, "schema")?,
-            Some(options) => compile_with(schema_value(&schema, "schema")?, options, "schema")?,
+            Some(options) => compile_with(&schema_text(&schema, "schema")?, options, "schema")?,
         };
         let id = registry::add(&SCHEMAS, compiled.clone());
         Ok(JsSchema { compiled, id })
