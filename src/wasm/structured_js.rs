@@ -94,12 +94,10 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     Ok(compiled)
 }
 
+/// Compile with the default options, through the cache when it is free.
 pub(crate) fn compile_text(text: &str, field: &str) -> Read<Arc<CompiledSchema>> {
-    CACHE
-        .with(|c| match c.try_borrow_mut() {
-            Ok(mut cache) => cache.get_or_compile(text),
-            Err(_) => CompiledSchema::from_text(text).map(Arc::new),
-        })
+    with_cache(|c| c.get_or_compile(text))
+        .unwrap_or_else(|| CompiledSchema::from_text(text).map(Arc::new))
         .or_else(|e| invalid_schema(field, e))
 }
 
@@ -160,11 +158,9 @@ fn schema_text(v: &JsValue, field: &str) -> Read<String> {
 fn compile_with(text: &str, options: SchemaOptions, field: &str) -> Read<Arc<CompiledSchema>> {
     let value: serde_json::Value = serde_json::from_str(text)
         .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))?;
-    let compiled = match with_cache(|c| c.get_or_compile_with(value.clone(), options.clone())) {
-        Some(result) => result,
-        None => CompiledSchema::with_options(value, options).map(Arc::new),
-    };
-    compiled.or_else(|e| invalid_schema(field, e))
+    with_cache(|c| c.get_or_compile_with(value.clone(), options.clone()))
+        .unwrap_or_else(|| CompiledSchema::with_options(value, options).map(Arc::new))
+        .or_else(|e| invalid_schema(field, e))
 }
 
 /// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
