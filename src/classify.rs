@@ -148,9 +148,11 @@ pub struct Validation {
 /// Every field is optional: a field the host layer could not read (absent,
 /// a getter that threw, a revoked `Proxy`) is simply `None` or empty. Candidates
 /// are kept in the order SPEC section 3 lists their paths, then the places this
-/// crate reads beyond it (docs/DESIGN.md "classify"; src/wasm/read.rs and
-/// js/snippets/gather.js say exactly where each one comes from).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// crate reads beyond it (docs/DESIGN.md "classify"; js/snippets/gather.js says exactly where
+/// each one comes from). The gatherer sends it as JSON by these serde names, its empty fields
+/// left out.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
 pub struct ErrorInfo {
     /// False when the error itself was `null`/`undefined`.
     pub present: bool,

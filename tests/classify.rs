@@ -974,3 +974,52 @@ fn retry_after_seconds_are_digits_only() {
         Some(1000.0)
     );
 }
+
+/// The gatherer (js/snippets/gather.js) sends `ErrorInfo` by its serde names: every key it writes
+/// is a field, and every field is written (the record is the protocol, written once).
+#[test]
+fn the_gatherer_writes_every_error_info_field_by_its_serde_name() {
+    use serde_json::{json, Map, Value};
+    let js = include_str!("../js/snippets/gather.js");
+    let mut keys: Vec<&str> = js
+        .split("add('")
+        .skip(1)
+        .filter_map(|s| s.split('\'').next())
+        .collect();
+    keys.push("present"); // written first, without `add`
+    let sample = |k: &str| match k {
+        "present" | "retryable" | "overloaded" | "flagged" => json!(true),
+        "status" => json!(503),
+        "name" | "className" => json!("X"),
+        "headers" => json!([["retry-after", "2"]]),
+        _ => json!(["x"]),
+    };
+    let mut all = Map::new();
+    for k in &keys {
+        let one: ErrorInfo = serde_json::from_value(json!({ *k: sample(k) })).unwrap();
+        assert_ne!(one, ErrorInfo::default(), "{k} is not an ErrorInfo field");
+        all.insert(k.to_string(), sample(k));
+    }
+    // Destructured without `..`: a new field does not compile here until the gatherer sends it.
+    let ErrorInfo {
+        present,
+        name,
+        class_name,
+        status,
+        headers,
+        types,
+        codes,
+        messages,
+        status_texts,
+        cause_names,
+        retryable,
+        overloaded,
+        flagged,
+    } = serde_json::from_value(Value::Object(all)).unwrap();
+    assert!(present && retryable && overloaded && flagged);
+    assert_eq!(status, Some(503));
+    assert!(name.is_some() && class_name.is_some() && !headers.is_empty());
+    for list in [types, codes, messages, status_texts, cause_names] {
+        assert_eq!(list, ["x"]);
+    }
+}

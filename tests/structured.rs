@@ -476,6 +476,37 @@ fn formats_are_asserted_by_default_and_annotations_with_formats_false() {
 }
 
 #[test]
+fn schema_options_as_given_are_checked() {
+    let given = |v: Value| {
+        serde_json::from_value::<selfheal::structured::GivenSchemaOptions>(v)
+            .unwrap()
+            .check()
+    };
+    // The defaults are `None`: such a schema is cached by its text alone.
+    assert_eq!(given(json!({})), Ok(None));
+    assert_eq!(given(json!({"formats": true, "resources": {}})), Ok(None));
+    assert!(!given(json!({"formats": false})).unwrap().unwrap().formats);
+    let doc = json!({"type": "string"});
+    let options = given(json!({"resources": {"https://x/a.json": doc}}));
+    assert_eq!(
+        options.unwrap().unwrap().resources,
+        vec![("https://x/a.json".to_string(), doc)]
+    );
+    let e = given(json!({"resources": {"https://x/a.json": 5}})).unwrap_err();
+    assert_eq!(e.field, r#"resources["https://x/a.json"]"#);
+    assert_eq!(e.message, "must be a JSON Schema (object or boolean)");
+    let e = given(json!({"resources": []})).unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.message.as_str(), e.is_range),
+        (
+            "resources",
+            "must be an object of schema documents by URI, got array",
+            false
+        )
+    );
+}
+
+#[test]
 fn resources_are_registered_for_ref_and_nothing_is_fetched() {
     let schema = json!({"type": "object", "properties": {
         "home": {"$ref": "https://example.com/address.json"},

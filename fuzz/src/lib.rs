@@ -250,7 +250,7 @@ pub struct JsErrorObject {
     pub error_error_message: Option<Word>,
 }
 
-/// `status_of` in src/wasm/read.rs: a whole number in 100..=999, from a number or a numeric string.
+/// `statusOf` in js/snippets/gather.js: a whole number in 100..=999, from a number or a numeric string.
 fn status_of(s: &Scalar) -> Option<u16> {
     let n = match s {
         Scalar::Number(n) => *n,
@@ -260,7 +260,7 @@ fn status_of(s: &Scalar) -> Option<u16> {
     (n.fract() == 0.0 && (100.0..=999.0).contains(&n)).then_some(n as u16)
 }
 
-/// `scalar_string` in src/wasm/read.rs.
+/// `text` in js/snippets/gather.js: a string, or a finite number as Rust prints it.
 fn scalar_string(s: &Scalar, known: &[&str]) -> Option<String> {
     match s {
         Scalar::Number(n) if n.is_finite() => Some(n.to_string()),
@@ -270,7 +270,7 @@ fn scalar_string(s: &Scalar, known: &[&str]) -> Option<String> {
 }
 
 impl JsThrown {
-    /// What `read::error_info` makes of this value.
+    /// What js/snippets/gather.js `gatherError` makes of this value.
     pub fn to_error_info(&self) -> ErrorInfo {
         let o = match self {
             JsThrown::Nullish => return ErrorInfo::default(),

@@ -1,18 +1,22 @@
-// Reads, in one call from wasm, everything SPEC section 3 looks at on a thrown value (see
-// `error_info` in src/wasm/read.rs, which turns this into `ErrorInfo`). Reading the ~25 places
+// Reads, in one call from wasm, everything SPEC section 3 looks at on a thrown value, as the JSON
+// text of the core's `ErrorInfo` (src/classify.rs; `error_info` in src/wasm/read.rs deserializes
+// it as it is). Reading the ~25 places
 // one `Reflect.get` at a time from Rust cost a boundary crossing each (~5 µs per classify); here
 // they are plain property reads in JIT-compiled JS.
 //
 // Rules, the same as the Rust reader they replace: a read from anything that is not an object or
 // function is `undefined`; a getter, Proxy trap or revoked Proxy that throws is `undefined`; only
 // strings and numbers are kept (BigInt, Symbol and objects are dropped); every string is made
-// well-formed (a lone surrogate becomes U+FFFD, as it would crossing into Rust as text). Numbers
-// stay numbers: Rust decides what they mean. Never throws for any input.
+// well-formed (a lone surrogate becomes U+FFFD, as it would crossing into Rust as text). A status
+// is a whole number in 100..=999 (a number or a numeric string, read as Rust's `str::parse::<f64>`
+// after `str::trim` reads it); codes and header values are text, a number written as Rust prints
+// an f64 (`plain`). Never throws for any input. The fuzz model of this reader is `to_error_info`
+// in fuzz/src/lib.rs.
 //
 // Shipped as a wasm-bindgen snippet: ESM as written (the web target); scripts/build.sh turns the
 // `export` into `module.exports` for the CommonJS (nodejs target) glue.
 
-const MAX_ENTRIES = 256; // MAX_ENTRIES in src/wasm/read.rs: hostile header objects can be huge
+const MAX_ENTRIES = 256; // hostile header objects can be huge
 
 const isObj = (o) => o !== null && (typeof o === 'object' || typeof o === 'function');
 
@@ -46,9 +50,39 @@ function pushStr(out, v) {
   if (s !== null) out.push(s);
 }
 
-function pushScalar(out, v) {
+/** A number as Rust prints an f64: no exponent (`1e21` is "1000000000000000000000"). */
+function plain(n) {
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(String(n));
+  if (m === null) return String(n);
+  const [, sign, first, rest = '', e] = m;
+  const exp = Number(e);
+  return exp > 0 ? sign + (first + rest).padEnd(exp + 1, '0') : `${sign}0.${'0'.repeat(-exp - 1)}${first}${rest}`;
+}
+
+/** A string, or a finite number as text (`plain`). */
+function text(v) {
   const s = scalar(v);
+  return typeof s === 'number' ? plain(s) : s;
+}
+
+function pushText(out, v) {
+  const s = text(v);
   if (s !== null) out.push(s);
+}
+
+// Rust's `str::trim` (Unicode White_Space) and the decimal forms `str::parse::<f64>` reads (its
+// `inf` and `nan` are never a status).
+const RUST_BLANK = /^[\t\n\v\f\r \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+|[\t\n\v\f\r \x85\xA0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+$/g;
+const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** An HTTP status: a whole number in 100..=999, given as a number or a numeric string. */
+function statusOf(v) {
+  let n = v;
+  if (typeof v === 'string') {
+    const t = v.replace(RUST_BLANK, '');
+    n = DECIMAL.test(t) ? Number(t) : NaN;
+  }
+  return typeof n === 'number' && Number.isInteger(n) && n >= 100 && n <= 999 ? n : null;
 }
 
 function headerPairs(h) {
@@ -58,11 +92,12 @@ function headerPairs(h) {
     if (typeof k !== 'string') return;
     let value;
     try {
-      value = scalar(Array.isArray(v) ? get(v, 0) : v);
+      value = text(Array.isArray(v) ? get(v, 0) : v);
     } catch {
       value = null; // Array.isArray throws on a revoked Proxy
     }
-    if (value !== null) out.push([wellFormed(k), value]);
+    // Names lower-cased in ASCII only, as Rust's `to_ascii_lowercase`.
+    if (value !== null) out.push([wellFormed(k).replace(/[A-Z]+/g, (c) => c.toLowerCase()), value]);
   };
   try {
     const iterable =
@@ -85,9 +120,8 @@ function headerPairs(h) {
   return out;
 }
 
-// JSON text of one kept value: a well-formed string or a finite number.
-const enc = (v) => (typeof v === 'string' ? JSON.stringify(v) : String(v));
-const list = (xs) => `[${xs.map(enc).join(',')}]`;
+// JSON text of a list of well-formed strings.
+const list = (xs) => `[${xs.map((x) => JSON.stringify(x)).join(',')}]`;
 
 const MAX_BODY_CHARS = 65536; // a JSON body quoted in a message or sent as text is parsed up to this size
 
@@ -146,20 +180,19 @@ function flagged(metadata) {
 }
 
 /**
- * JSON text of `{present, name, className, status, bodyStatus, statusTexts, types, codes,
- * messages, causeNames, retryable, overloaded, flagged, headers}` (`headers` as `[name, value]`
- * pairs), the `Gathered` record of src/wasm/read.rs; fields that are empty, false or null are
- * left out (they are the decoder's defaults), so a plain `{status: 503}` crosses as
- * `{"present":true,"className":"Object","status":[503]}`. Built by hand: `JSON.stringify` of
- * the same object costs more than all the reads together.
+ * JSON text of the core's `ErrorInfo` by its serde names (`{present, name, className, status,
+ * statusTexts, types, codes, messages, causeNames, retryable, overloaded, flagged, headers}`,
+ * `headers` as `[name, value]` pairs; src/classify.rs says where each field comes from); fields
+ * that are empty, false or null are left out (they are its defaults), so a plain `{status: 503}`
+ * crosses as `{"present":true,"className":"Object","status":503}`. Built by hand:
+ * `JSON.stringify` of the same object costs more than all the reads together.
  */
 export function gatherError(error) {
   if (error === null || error === undefined) return NOTHING;
   if (typeof error === 'string') {
     return record({ present: true, messages: [wellFormed(error)] }); // threw a bare string
   }
-  const status = [];
-  const bodyStatus = [];
+  const bodyStatus = []; // 4xx/5xx numbers in `code` places: the status when there is no other
   const statusTexts = [];
   const types = [];
   const codes = [];
@@ -173,10 +206,8 @@ export function gatherError(error) {
   const name = str(get(error, 'name'));
   const className = str(get(get(error, 'constructor'), 'name'));
   const ownStatus = get(error, 'status');
-  pushScalar(status, ownStatus);
-  pushScalar(status, get(error, 'statusCode'));
-  pushScalar(status, get(response, 'status'));
-  pushScalar(status, get(get(error, '$metadata'), 'httpStatusCode')); // the AWS SDK
+  const statuses = [ownStatus, get(error, 'statusCode'), get(response, 'status'),
+    get(get(error, '$metadata'), 'httpStatusCode')]; // the last: the AWS SDK
   pushStr(statusTexts, ownStatus); // Vertex AI's GoogleApiError: status "RESOURCE_EXHAUSTED"
   pushStr(statusTexts, get(inner, 'status'));
   pushStr(statusTexts, get(inner2, 'status'));
@@ -184,12 +215,12 @@ export function gatherError(error) {
   pushStr(types, get(inner2, 'type'));
   pushStr(types, get(error, 'type'));
   const code = get(error, 'code');
-  pushScalar(codes, code);
-  pushScalar(codes, get(cause, 'code'));
+  pushText(codes, code);
+  pushText(codes, get(cause, 'code'));
   const innerCode = get(inner, 'code');
-  pushScalar(codes, innerCode);
+  pushText(codes, innerCode);
   const inner2Code = get(inner2, 'code');
-  pushScalar(codes, inner2Code);
+  pushText(codes, inner2Code);
   if (isHttpStatus(code)) bodyStatus.push(code);
   if (isHttpStatus(innerCode)) bodyStatus.push(innerCode);
   if (isHttpStatus(inner2Code)) bodyStatus.push(inner2Code);
@@ -197,7 +228,7 @@ export function gatherError(error) {
   // (SDK error -> TypeError('fetch failed') -> SocketError).
   let deeper = get(cause, 'cause');
   for (let i = 0; i < 3; i++) {
-    pushScalar(codes, get(deeper, 'code'));
+    pushText(codes, get(deeper, 'code'));
     deeper = get(deeper, 'cause');
   }
   const message = get(error, 'message');
@@ -214,7 +245,7 @@ export function gatherError(error) {
       pushStr(types, get(b, 'type'));
       pushStr(types, get(b, '__type'));
       const c = get(b, 'code');
-      pushScalar(codes, c);
+      pushText(codes, c);
       if (isHttpStatus(c)) bodyStatus.push(c);
       pushStr(messages, get(b, 'message'));
       isFlagged = isFlagged || flagged(get(b, 'metadata'));
@@ -226,23 +257,23 @@ export function gatherError(error) {
   const h = get(error, 'headers');
   const r = get(response, 'headers');
   const headers = headerPairs(isObj(h) ? h : isObj(r) ? r : get(error, 'responseHeaders'));
+  const status = statuses.map(statusOf).find((s) => s !== null) ?? bodyStatus[0] ?? null;
   return record({
-    present: true, name, className, status, bodyStatus, statusTexts, types, codes, messages, causeNames,
+    present: true, name, className, status, statusTexts, types, codes, messages, causeNames,
     retryable: get(error, 'retryable') === true, overloaded: get(error, 'overloaded') === true,
     flagged: isFlagged, headers,
   });
 }
 
-/** The JSON text of a gathered record, without its empty, false and null fields. */
+/** The JSON text of an `ErrorInfo`, without its empty, false and null fields. */
 function record(g) {
   let out = g.present ? '"present":true' : '';
   const add = (key, text) => {
     out += `${out === '' ? '' : ','}"${key}":${text}`;
   };
-  if (typeof g.name === 'string') add('name', enc(g.name));
-  if (typeof g.className === 'string') add('className', enc(g.className));
-  if (g.status?.length) add('status', list(g.status));
-  if (g.bodyStatus?.length) add('bodyStatus', list(g.bodyStatus));
+  if (typeof g.name === 'string') add('name', JSON.stringify(g.name));
+  if (typeof g.className === 'string') add('className', JSON.stringify(g.className));
+  if (typeof g.status === 'number') add('status', String(g.status));
   if (g.statusTexts?.length) add('statusTexts', list(g.statusTexts));
   if (g.types?.length) add('types', list(g.types));
   if (g.codes?.length) add('codes', list(g.codes));
@@ -251,37 +282,37 @@ function record(g) {
   if (g.retryable) add('retryable', 'true');
   if (g.overloaded) add('overloaded', 'true');
   if (g.flagged) add('flagged', 'true');
-  if (g.headers?.length) add('headers', `[${g.headers.map(([k, v]) => `[${enc(k)},${enc(v)}]`).join(',')}]`);
+  if (g.headers?.length) add('headers', `[${g.headers.map(list).join(',')}]`);
   return `{${out}}`;
 }
 
 const NOTHING = record({ present: false });
 
 /**
- * How `next(outcome)` starts, in one call, as the JSON text of a tagged record (`Start` in
- * src/wasm/read.rs), tag `as`:
- * - `{"as":"error","costUsd":n,"error":{...}}`: an outcome `{kind: "error", error, costUsd?}`
- *   whose cost is absent, null or a finite number >= 0, the error gathered by `gatherError`;
- * - `{"as":"kind","kind":k}`: `k` is "reply", "rejected" or "invalid" (read once here, so the
- *   Rust side does not read it again);
- * - `{"as":"fields"}`: anything else (not an object, a getter that throws, another kind, a bad
- *   cost), which the Rust side reads field by field, with its errors.
+ * How `next(outcome)` starts, in one call, as the JSON text of `OutcomeStart` (src/wasm/read.rs,
+ * serde's externally tagged enum):
+ * - `{"error":[{...},n]}`: an outcome `{kind: "error", error, costUsd?}` whose cost `n` is
+ *   absent (0), null (0) or a finite number >= 0, the error gathered by `gatherError`;
+ * - `{"kind":k}`: `k` is "reply", "rejected" or "invalid" (read once here, so the Rust side
+ *   does not read it again);
+ * - `"unread"`: anything else (not an object, a getter that throws, another kind, a bad cost),
+ *   which the Rust side reads field by field, with its errors.
  */
 export function startOutcome(outcome) {
-  const FIELDS = '{"as":"fields"}';
-  if (!isObj(outcome)) return FIELDS;
+  const UNREAD = '"unread"';
+  if (!isObj(outcome)) return UNREAD;
   let error;
   let cost;
   try {
     const kind = outcome.kind;
-    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return `{"as":"kind","kind":"${kind}"}`;
-    if (kind !== 'error') return FIELDS;
+    if (kind === 'reply' || kind === 'rejected' || kind === 'invalid') return `{"kind":"${kind}"}`;
+    if (kind !== 'error') return UNREAD;
     error = outcome.error;
     cost = outcome.costUsd;
   } catch {
-    return FIELDS;
+    return UNREAD;
   }
   if (cost === undefined || cost === null) cost = 0;
-  else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return FIELDS;
-  return `{"as":"error","costUsd":${String(cost)},"error":${gatherError(error)}}`;
+  else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return UNREAD;
+  return `{"error":[${gatherError(error)},${String(cost)}]}`;
 }

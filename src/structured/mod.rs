@@ -25,7 +25,7 @@ use crate::text::one_line;
 
 pub use fix::Fix;
 pub use repair::{repair_json, Repaired};
-pub use schema::{CompiledSchema, SchemaCache, SchemaError, SchemaOptions};
+pub use schema::{CompiledSchema, GivenSchemaOptions, SchemaCache, SchemaError, SchemaOptions};
 
 /// What kind of failure a reply had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{FailureIssue, FailureKind, FailureReport, MAX_ISSUES};
+use crate::error::OptionError;
 
 pub(crate) mod engine;
 
@@ -33,6 +34,52 @@ impl Default for SchemaOptions {
             formats: true,
             resources: Vec::new(),
         }
+    }
+}
+
+/// `new Schema`'s second argument as given (`{ formats, resources }`), made [`SchemaOptions`] by
+/// [`GivenSchemaOptions::check`]. `resources` is read as JSON (at the JS boundary one
+/// `JSON.stringify`: no key enumeration on a user object, which a Proxy could make throw).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct GivenSchemaOptions {
+    pub formats: Option<bool>,
+    #[serde(default, deserialize_with = "crate::wire::present_json")]
+    pub resources: Option<Value>,
+}
+
+impl GivenSchemaOptions {
+    /// The options, `None` for the defaults (a schema is then found and cached by its text
+    /// alone): `resources` must be an object of JSON Schema documents (objects or booleans).
+    pub fn check(self) -> Result<Option<SchemaOptions>, OptionError> {
+        let resources = match self.resources {
+            None => Vec::new(),
+            Some(Value::Object(docs)) => docs
+                .into_iter()
+                .map(|(uri, doc)| match doc.is_object() || doc.is_boolean() {
+                    true => Ok((uri, doc)),
+                    false => Err(OptionError::type_(
+                        &format!("resources[{uri:?}]"),
+                        "must be a JSON Schema (object or boolean)",
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(other) => {
+                let got = match other {
+                    Value::Null => "null",
+                    Value::Bool(_) => "boolean",
+                    Value::Number(_) => "number",
+                    Value::String(_) => "string",
+                    Value::Array(_) => "array",
+                    Value::Object(_) => "object",
+                };
+                return Err(OptionError::type_(
+                    "resources",
+                    &format!("must be an object of schema documents by URI, got {got}"),
+                ));
+            }
+        };
+        let formats = self.formats.unwrap_or(true);
+        Ok((!formats || !resources.is_empty()).then_some(SchemaOptions { formats, resources }))
     }
 }
 

@@ -67,10 +67,6 @@ extern "C" {
         attempt: u32,
         classified: &JsValue,
     ) -> JsValue;
-}
-
-#[wasm_bindgen(module = "/js/snippets/instructions.js")]
-extern "C" {
     #[wasm_bindgen(js_name = parsedOk)]
     fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
     #[wasm_bindgen(js_name = done)]
@@ -86,16 +82,8 @@ extern "C" {
 
 /// Fix names comma-joined (each is a kebab-case word), for js/snippets/instructions.js to split.
 fn fix_names(fixes: &[crate::structured::Fix]) -> String {
-    let mut out = String::new();
-    for fix in fixes {
-        if let Ok(serde_json::Value::String(name)) = serde_json::to_value(fix) {
-            if !out.is_empty() {
-                out.push(',');
-            }
-            out.push_str(&name);
-        }
-    }
-    out
+    let names: Vec<&str> = fixes.iter().map(|fix| fix.as_str()).collect();
+    names.join(",")
 }
 
 /// `{ ok: true, value, fixes }` for a JS value parsed on the JS side.
@@ -203,6 +191,3 @@ fn classify_with(
         .unwrap_or_else(js_sys::Date::now);
     classified_to_js(&classify_with_rules(&info, validation.as_ref(), now, rules))
 }
-
-#[cfg(test)]
-mod tests {}

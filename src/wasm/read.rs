@@ -9,8 +9,8 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
+use fnv::FnvBuildHasher;
 use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
@@ -53,32 +53,12 @@ const MAX_KEYS: usize = 512;
 thread_local! {
     /// Property names as JS strings, each made once. Making one from Rust text is a call into
     /// the glue and a UTF-8 decode (`TextDecoder`) on every read: with ~25 reads per `classify`
-    /// that was the largest single cost of reading an options or error object.
-    static KEYS: RefCell<HashMap<Box<str>, JsValue, BuildHasherDefault<Fnv1a>>> =
+    /// that was the largest single cost of reading an options or error object. Hashed with
+    /// FNV-1a (the `fnv` crate), as the instance registries are: their keys are this crate's own
+    /// short names and sequential ids, never chosen from outside, so SipHash's flooding
+    /// resistance buys nothing and cost a few % of a loop.
+    static KEYS: RefCell<HashMap<Box<str>, JsValue, FnvBuildHasher>> =
         RefCell::new(HashMap::default());
-}
-
-/// FNV-1a for [`KEYS`] and the instance registries: their keys are this crate's own short names
-/// and sequential ids, never chosen from outside, so SipHash's flooding resistance buys
-/// nothing and cost a few % of a loop.
-pub struct Fnv1a(u64);
-
-impl Default for Fnv1a {
-    fn default() -> Self {
-        Fnv1a(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv1a {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
 
 /// `f` on `s` as a JS string from [`KEYS`] (made and kept on a miss). The shared borrow is held
@@ -140,29 +120,19 @@ fn describe_thrown(e: &JsValue) -> String {
         .unwrap_or_else(|| "the getter threw".to_string())
 }
 
-/// The length of a JS string in UTF-16 code units (what `.length` says), without copying it
-/// into wasm memory; `None` for anything that is not a string.
-pub fn js_string_length(v: &JsValue) -> Option<usize> {
-    v.dyn_ref::<js_sys::JsString>().map(|s| s.length() as usize)
-}
-
-/// Whether a JS string is certainly longer than `max` code points: a code point is one or two
-/// UTF-16 code units, so only a string of more than `2 * max` units is known to be, unread.
-/// Shorter ones are copied and counted exactly.
+/// A JS string's length in UTF-16 code units when it is certainly longer than `max` code
+/// points: a code point is one or two units, so only a string of more than `2 * max` units is
+/// known to be, unread (not copied into wasm memory). Shorter ones are copied and counted exactly.
 pub fn certainly_longer(v: &JsValue, max: usize) -> Option<usize> {
-    js_string_length(v).filter(|&units| units > max.saturating_mul(2))
+    let units = v.dyn_ref::<js_sys::JsString>()?.length() as usize;
+    (units > max.saturating_mul(2)).then_some(units)
 }
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
 pub fn js_number(n: f64) -> String {
-    if n.is_infinite() {
-        if n > 0.0 {
-            "Infinity".into()
-        } else {
-            "-Infinity".into()
-        }
-    } else {
-        n.to_string()
+    match n.is_infinite() {
+        true => if n > 0.0 { "Infinity" } else { "-Infinity" }.into(),
+        false => n.to_string(),
     }
 }
 
@@ -171,27 +141,12 @@ pub fn now_arg(v: &JsValue) -> Read<f64> {
     Ok(super::de::read::<Option<f64>>(v, "now")?.unwrap_or_else(js_sys::Date::now))
 }
 
-pub fn type_name(v: &JsValue) -> &'static str {
-    if v.is_null() {
-        "null"
-    } else if v.is_undefined() {
-        "undefined"
-    } else if v.as_bool().is_some() {
-        "boolean"
-    } else if v.as_f64().is_some() {
-        "number"
-    } else if v.is_string() {
-        "string"
-    } else if v.is_symbol() {
-        "symbol"
-    } else if v.is_bigint() {
-        "bigint"
-    } else if v.is_function() {
-        "function"
-    } else if is_array(v) {
-        "array"
-    } else {
-        "object"
+/// `typeof v`, but "null" and "array" where JavaScript says "object" (for messages).
+pub fn type_name(v: &JsValue) -> String {
+    match (v.is_null(), is_array(v)) {
+        (true, _) => "null".into(),
+        (_, true) => "array".into(),
+        _ => v.js_typeof().as_string().unwrap_or_default(),
     }
 }
 
@@ -228,134 +183,14 @@ pub fn not_serialisable<T>(p: &str, v: &JsValue, thrown: Option<&JsValue>) -> Re
 
 #[wasm_bindgen(module = "/js/snippets/gather.js")]
 extern "C" {
-    /// Every place SPEC section 3 reads, gathered in one call (js/snippets/gather.js). Imported with
-    /// `catch` although it never throws by design.
+    /// Every place SPEC section 3 reads, gathered in one call (js/snippets/gather.js) as the JSON
+    /// text of an [`ErrorInfo`]. Imported with `catch` although it never throws by design.
     #[wasm_bindgen(catch, js_name = gatherError)]
     fn gather_error(error: &JsValue) -> Result<String, JsValue>;
-    /// How `next(outcome)` starts, as JSON text of [`Start`]: an error outcome read whole, the
-    /// kind of another, or "read the fields".
+    /// How `next(outcome)` starts, as JSON text of [`OutcomeStart`]: an error outcome read
+    /// whole, the kind of another, or "read the fields".
     #[wasm_bindgen(catch, js_name = startOutcome)]
     fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
-}
-
-/// A string or a finite number, as js/snippets/gather.js keeps them. By hand, not `untagged`:
-/// that buffers each value and builds an error for every number it first tries as a string,
-/// on the path of every error outcome.
-enum Scalar {
-    Text(String),
-    Number(f64),
-}
-
-impl<'de> serde::Deserialize<'de> for Scalar {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Scalar;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string or a number")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
-                Ok(Scalar::Text(v.to_string()))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v as f64))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v as f64))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Scalar {
-    fn into_string(self) -> String {
-        match self {
-            Scalar::Text(s) => s,
-            Scalar::Number(n) => n.to_string(),
-        }
-    }
-
-    fn status(&self) -> Option<u16> {
-        let n = match self {
-            Scalar::Number(n) => *n,
-            Scalar::Text(s) => s.trim().parse::<f64>().ok()?,
-        };
-        (n.fract() == 0.0 && (100.0..=999.0).contains(&n)).then_some(n as u16)
-    }
-}
-
-/// What js/snippets/gather.js reads (`gatherError`), by name. Each list holds its places in the order
-/// the gatherer reads them; see `ErrorInfo` for what each place is. The gatherer leaves out
-/// empty, false and null fields: they are the defaults here.
-#[derive(Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct Gathered {
-    present: bool,
-    name: Option<String>,
-    class_name: Option<String>,
-    /// `status`, `statusCode`, `response.status`, `$metadata.httpStatusCode`.
-    status: Vec<Scalar>,
-    /// 4xx/5xx numbers in `code` / `error.code` places: the status when there is no other.
-    body_status: Vec<f64>,
-    status_texts: Vec<String>,
-    types: Vec<String>,
-    codes: Vec<Scalar>,
-    messages: Vec<String>,
-    cause_names: Vec<String>,
-    retryable: bool,
-    overloaded: bool,
-    flagged: bool,
-    headers: Vec<(String, Scalar)>,
-}
-
-impl From<Gathered> for ErrorInfo {
-    fn from(g: Gathered) -> ErrorInfo {
-        // Without `..`: a field added to the record must be placed here.
-        let Gathered {
-            present,
-            name,
-            class_name,
-            status,
-            body_status,
-            status_texts,
-            types,
-            codes,
-            messages,
-            cause_names,
-            retryable,
-            overloaded,
-            flagged,
-            headers,
-        } = g;
-        let body_status = || {
-            body_status
-                .iter()
-                .map(|n| Scalar::Number(*n))
-                .find_map(|s| s.status().filter(|s| (400..=599).contains(s)))
-        };
-        ErrorInfo {
-            present,
-            name,
-            class_name,
-            status: status.iter().find_map(Scalar::status).or_else(body_status),
-            headers: headers
-                .into_iter()
-                .map(|(name, value)| (name.to_ascii_lowercase(), value.into_string()))
-                .collect(),
-            types,
-            codes: codes.into_iter().map(Scalar::into_string).collect(),
-            messages,
-            status_texts,
-            cause_names,
-            retryable,
-            overloaded,
-            flagged,
-        }
-    }
 }
 
 /// Everything SPEC section 3 reads from a thrown value. Never throws: anything unreadable is
@@ -363,9 +198,9 @@ impl From<Gathered> for ErrorInfo {
 pub fn error_info(error: &JsValue) -> ErrorInfo {
     match gather_error(error)
         .ok()
-        .and_then(|text| serde_json::from_str::<Gathered>(&text).ok())
+        .and_then(|text| serde_json::from_str(&text).ok())
     {
-        Some(g) => g.into(),
+        Some(info) => info,
         // Not reachable by design (the gatherer catches everything and only emits what this
         // reads); should it ever happen, the error is present and says nothing.
         None => ErrorInfo {
@@ -373,19 +208,6 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
             ..ErrorInfo::default()
         },
     }
-}
-
-/// How `next(outcome)` starts, as js/snippets/gather.js `startOutcome` reports it.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Start {
-    #[serde(rename = "as")]
-    tag: StartTag,
-    #[serde(default)]
-    cost_usd: f64,
-    #[serde(default)]
-    error: Gathered,
-    kind: Option<OutcomeKind>,
 }
 
 /// `outcome.kind`, by its serde names.
@@ -398,15 +220,10 @@ pub enum OutcomeKind {
     Invalid,
 }
 
+/// How reading an outcome starts (one crossing), as js/snippets/gather.js `startOutcome` sends
+/// it: serde's externally tagged form, which reads the gathered error without buffering it.
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
-enum StartTag {
-    Error,
-    Kind,
-    Fields,
-}
-
-/// How reading an outcome starts (one crossing).
 pub enum OutcomeStart {
     /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
     Error(ErrorInfo, f64),
@@ -417,23 +234,10 @@ pub enum OutcomeStart {
 }
 
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
-    let start = start_outcome(outcome)
+    start_outcome(outcome)
         .ok()
-        .and_then(|text| serde_json::from_str::<Start>(&text).ok());
-    match start {
-        Some(Start {
-            tag: StartTag::Error,
-            cost_usd,
-            error,
-            ..
-        }) => OutcomeStart::Error(error.into(), cost_usd),
-        Some(Start {
-            tag: StartTag::Kind,
-            kind: Some(kind),
-            ..
-        }) => OutcomeStart::Kind(kind),
-        _ => OutcomeStart::Unread,
-    }
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(OutcomeStart::Unread)
 }
 
 /// `Validation` for classify: never throws; anything unreadable is absent.

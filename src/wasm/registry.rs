@@ -8,20 +8,19 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::rc::{Rc, Weak};
 use std::thread::LocalKey;
 
 use wasm_bindgen::JsValue;
 
 use super::error::{Busy, Read};
-use super::read::{self, Fnv1a};
+use super::read;
 use crate::error::OptionError;
 
 /// The last id handed out, and the live entries by id.
 pub struct Registry<T> {
     last: u32,
-    live: HashMap<u32, T, BuildHasherDefault<Fnv1a>>,
+    live: HashMap<u32, T, fnv::FnvBuildHasher>,
 }
 
 impl<T> Default for Registry<T> {

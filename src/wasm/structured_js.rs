@@ -11,7 +11,8 @@ use super::registry::{self, Registry};
 use super::{to_js_json, to_js_plain};
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
-    self, CompiledSchema, FailureReport, ParseOptions, SchemaCache, SchemaOptions,
+    self, CompiledSchema, FailureReport, GivenSchemaOptions, ParseOptions, SchemaCache,
+    SchemaOptions,
 };
 
 thread_local! {
@@ -43,10 +44,7 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     };
     if found.is_undefined() {
         // Not an object.
-        return match scalar_schema_text(v) {
-            Some(text) => compile_text(&text, field),
-            None => not_a_schema(v, field),
-        };
+        return compile_text(&schema_text(v, field)?, field);
     }
     if let Some(n) = found.as_f64() {
         if n < 0.0 {
@@ -96,32 +94,15 @@ pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> 
     Ok(compiled)
 }
 
+/// Compile with the default options, through the cache when it is free.
 pub(crate) fn compile_text(text: &str, field: &str) -> Read<Arc<CompiledSchema>> {
-    CACHE
-        .with(|c| match c.try_borrow_mut() {
-            Ok(mut cache) => cache.get_or_compile(text),
-            Err(_) => CompiledSchema::from_text(text).map(Arc::new),
-        })
+    with_cache(|c| c.get_or_compile(text))
+        .unwrap_or_else(|| CompiledSchema::from_text(text).map(Arc::new))
         .or_else(|e| invalid_schema(field, e))
 }
 
 fn invalid_schema<T>(field: &str, e: impl std::fmt::Display) -> Read<T> {
     type_err(field, format!("is not a valid JSON Schema: {e}"))
-}
-
-/// A schema given as JSON text or a boolean (`true` accepts anything, `false` nothing).
-fn scalar_schema_text(v: &JsValue) -> Option<String> {
-    v.as_string().or_else(|| v.as_bool().map(|b| b.to_string()))
-}
-
-fn not_a_schema<T>(v: &JsValue, field: &str) -> Read<T> {
-    type_err(
-        field,
-        format!(
-            "must be a JSON Schema (object, boolean or JSON text), got {}",
-            read::type_name(v)
-        ),
-    )
 }
 
 pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> {
@@ -150,83 +131,36 @@ fn parse_options(v: &JsValue) -> Read<ParseOptions> {
     de::optional(v, "options")
 }
 
-/// `new Schema(schema, { formats, resources })`: `None` for the defaults, so the schema is
-/// found and cached by its text as before. `resources` is read with one `JSON.stringify` (no
-/// key enumeration on a user object, which a Proxy could make throw).
+/// `new Schema(schema, { formats, resources })`: `None` for the defaults.
 fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
-    /// `new Schema`'s second argument.
-    #[derive(Default, serde::Deserialize)]
-    struct Given {
-        formats: Option<bool>,
-        #[serde(default, deserialize_with = "crate::wire::present_json")]
-        resources: Option<serde_json::Value>,
-    }
-    let given: Given = de::optional(v, "options")?;
-    let mut resources = Vec::new();
-    match given.resources {
-        None => {}
-        Some(serde_json::Value::Object(docs)) => {
-            for (uri, doc) in docs {
-                if !(doc.is_object() || doc.is_boolean()) {
-                    return type_err(
-                        &format!("options.resources[{uri:?}]"),
-                        "must be a JSON Schema (object or boolean)",
-                    );
-                }
-                resources.push((uri, doc));
-            }
-        }
-        Some(other) => {
-            return type_err(
-                "options.resources",
-                format!(
-                    "must be an object of schema documents by URI, got {}",
-                    json_type(&other)
-                ),
-            )
-        }
-    }
-    let formats = given.formats.unwrap_or(true);
-    if formats && resources.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(SchemaOptions { formats, resources }))
+    de::optional::<GivenSchemaOptions>(v, "options")?
+        .check()
+        .map_err(|e| e.under("options"))
 }
 
-/// The JS name of a JSON value's type, for messages.
-fn json_type(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "boolean",
-        serde_json::Value::Number(_) => "number",
-        serde_json::Value::String(_) => "string",
-        serde_json::Value::Array(_) => "array",
-        serde_json::Value::Object(_) => "object",
+/// A schema given as an object, a boolean (`true` accepts anything, `false` nothing), JSON text
+/// or a `Schema`, as JSON text.
+fn schema_text(v: &JsValue, field: &str) -> Read<String> {
+    match v.as_string().or_else(|| v.as_bool().map(|b| b.to_string())) {
+        Some(text) => Ok(text),
+        None if read::is_object(v) => object_schema_text(v, field),
+        None => type_err(
+            field,
+            format!(
+                "must be a JSON Schema (object, boolean or JSON text), got {}",
+                read::type_name(v)
+            ),
+        ),
     }
-}
-
-/// A schema given as an object, a boolean, JSON text or a `Schema`, as a JSON value.
-fn schema_value(v: &JsValue, field: &str) -> Read<serde_json::Value> {
-    let text = match scalar_schema_text(v) {
-        Some(text) => text,
-        None if read::is_object(v) => object_schema_text(v, field)?,
-        None => return not_a_schema(v, field),
-    };
-    serde_json::from_str(&text)
-        .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))
 }
 
 /// Compile with non-default options (cached apart from the same schema with the defaults).
-fn compile_with(
-    value: serde_json::Value,
-    options: SchemaOptions,
-    field: &str,
-) -> Read<Arc<CompiledSchema>> {
-    let compiled = match with_cache(|c| c.get_or_compile_with(value.clone(), options.clone())) {
-        Some(result) => result,
-        None => CompiledSchema::with_options(value, options).map(Arc::new),
-    };
-    compiled.or_else(|e| invalid_schema(field, e))
+fn compile_with(text: &str, options: SchemaOptions, field: &str) -> Read<Arc<CompiledSchema>> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))?;
+    with_cache(|c| c.get_or_compile_with(value.clone(), options.clone()))
+        .unwrap_or_else(|| CompiledSchema::with_options(value, options).map(Arc::new))
+        .or_else(|e| invalid_schema(field, e))
 }
 
 /// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
@@ -270,7 +204,7 @@ impl JsSchema {
     pub fn construct(schema: JsValue, options: JsValue) -> Result<JsSchema, JsValue> {
         let compiled = match schema_options(&options)? {
             None => schema_arg(&schema, "schema")?,
-            Some(options) => compile_with(schema_value(&schema, "schema")?, options, "schema")?,
+            Some(options) => compile_with(&schema_text(&schema, "schema")?, options, "schema")?,
         };
         let id = registry::add(&SCHEMAS, compiled.clone());
         Ok(JsSchema { compiled, id })

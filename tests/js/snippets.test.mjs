@@ -15,8 +15,8 @@ const revoked = () => {
 };
 const throwing = () => new Proxy({}, { get() { throw new Error("boom"); } });
 
-test("gatherError: the Gathered record, empty fields left out, hostile reads absent", () => {
-  assert.deepEqual(JSON.parse(gatherError({ status: 503 })), { present: true, className: "Object", status: [503] });
+test("gatherError: the ErrorInfo record, empty fields left out, hostile reads absent", () => {
+  assert.deepEqual(JSON.parse(gatherError({ status: 503 })), { present: true, className: "Object", status: 503 });
   assert.deepEqual(JSON.parse(gatherError(null)), {});
   assert.deepEqual(JSON.parse(gatherError("boom")), { present: true, messages: ["boom"] });
   const e = Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNRESET" } });
@@ -33,19 +33,42 @@ test("gatherError: the Gathered record, empty fields left out, hostile reads abs
   assert.deepEqual(JSON.parse(gatherError({ message: "a\uD800b" })).messages, ["a\uFFFDb"]);
 });
 
+test("gatherError: the status, codes and headers as the core's ErrorInfo holds them", () => {
+  const status = (e) => JSON.parse(gatherError(e)).status;
+  // The first place that holds a whole number in 100..=999 (a numeric string read as Rust's
+  // `str::trim` and `parse::<f64>` read it), else a 4xx/5xx `code` of the error or its body.
+  assert.equal(status({ status: " 503\u3000" }), 503);
+  assert.equal(status({ status: "5.03e2" }), 503);
+  assert.equal(status({ status: "RESOURCE_EXHAUSTED", statusCode: 429 }), 429);
+  assert.equal(status({ status: 99, statusCode: 503.5, response: { status: "x" }, $metadata: { httpStatusCode: 500 } }), 500);
+  for (const none of ["0x1f5", "", "\uFEFF503", "503\u0085x", "Infinity", 1000, -503]) {
+    assert.equal(status({ status: none }), undefined, `status ${JSON.stringify(none)}`);
+  }
+  assert.equal(status({ status: "\u0085503" }), 503);
+  assert.equal(status({ code: 600, error: { code: 429 } }), 429);
+  assert.equal(status({ status: 700, code: 503 }), 700);
+  assert.equal(status({ body: '{"error":{"code":503}}' }), 503);
+  // Numbers in code and header places as text, written as Rust prints an f64.
+  const g = JSON.parse(gatherError({
+    code: 1e21, cause: { code: -0 }, error: { code: 1.5e-7 },
+    headers: { "Retry-After": 2, "X-\u00C9": 1e300, "retry-after-ms": [12.5] },
+  }));
+  assert.deepEqual(g.codes, ["1000000000000000000000", "0", "0.00000015"]);
+  assert.deepEqual(g.headers, [["retry-after", "2"], ["x-\u00C9", `1${"0".repeat(300)}`], ["retry-after-ms", "12.5"]]);
+});
+
 test("startOutcome: a tagged record for every outcome, never a throw", () => {
   const start = (o) => JSON.parse(startOutcome(o));
-  assert.deepEqual(start({ kind: "reply", text: "{}" }), { as: "kind", kind: "reply" });
-  assert.deepEqual(start({ kind: "rejected", reason: "r" }), { as: "kind", kind: "rejected" });
-  assert.deepEqual(start({ kind: "invalid", reason: "r" }), { as: "kind", kind: "invalid" });
-  const error = start({ kind: "error", error: { status: 429 }, costUsd: 0.5 });
-  assert.equal(error.as, "error");
-  assert.equal(error.costUsd, 0.5);
-  assert.deepEqual(error.error.status, [429]);
-  assert.equal(start({ kind: "error", error: {} }).costUsd, 0);
+  assert.deepEqual(start({ kind: "reply", text: "{}" }), { kind: "reply" });
+  assert.deepEqual(start({ kind: "rejected", reason: "r" }), { kind: "rejected" });
+  assert.deepEqual(start({ kind: "invalid", reason: "r" }), { kind: "invalid" });
+  const [error, cost] = start({ kind: "error", error: { status: 429 }, costUsd: 0.5 }).error;
+  assert.equal(cost, 0.5);
+  assert.equal(error.status, 429);
+  assert.deepEqual(start({ kind: "error", error: {} }).error[1], 0);
   for (const fields of [undefined, null, 3, "reply", {}, { kind: "retry" }, { kind: "error", costUsd: -1 },
     { kind: "error", costUsd: "1" }, { kind: "error", costUsd: NaN }, throwing(), revoked()].entries()) {
-    assert.deepEqual(start(fields[1]), { as: "fields" }, `case ${fields[0]}`);
+    assert.equal(start(fields[1]), "unread", `case ${fields[0]}`);
   }
 });
 
