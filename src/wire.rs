@@ -51,3 +51,12 @@ pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 ) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
+
+/// The unit variant of `T` whose serde name is `name` (`"ja"`, `"full"`): the enum's own
+/// derive decides, so a new variant is parsed with no edit here.
+pub fn from_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
+    use serde::de::IntoDeserializer;
+    let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        name.into_deserializer();
+    T::deserialize(d).ok()
+}

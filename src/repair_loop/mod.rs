@@ -44,11 +44,10 @@ mod instruction;
 mod state;
 mod stream;
 
+pub use crate::backoff::BackoffOptions;
 pub use crate::error::OptionError;
 pub use crate::toolkit::Usage;
-pub use config::{
-    BackoffOptions, Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode,
-};
+pub use config::{Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode, Seed};
 pub use instruction::{Instruction, Outcome, Source, StopReason, Strategy};
 pub use state::{Attempt, ByClass, LoopReport, Snapshot};
 use state::{LoopState, Phase};
@@ -377,14 +376,12 @@ impl RepairLoop {
         let detail = format!(
             "the reply has {chars} characters, above maxReplyChars ({max}); it was not read"
         );
-        let classified = Classified::new(
-            ErrorClass::HardFail,
+        self.refuse_reply(
             Cause::TooLarge,
             Signal::Validation,
-            detail.clone(),
-        );
-        self.fail(&classified);
-        self.degrade(StopReason::Unrepairable, detail, Some(classified))
+            StopReason::Unrepairable,
+            detail,
+        )
     }
 
     /// The provider refused or filtered the reply (SPEC section 4, v0.2): hard-fail, cause
@@ -395,14 +392,25 @@ impl RepairLoop {
             "the provider stopped the reply (stop reason {}): a refusal or a content filter, not an answer",
             one_line(stop_reason, 40)
         );
-        let classified = Classified::new(
-            ErrorClass::HardFail,
+        self.refuse_reply(
             Cause::ContentFilter,
             Signal::StopReason,
-            detail.clone(),
-        );
+            StopReason::HardFail,
+            detail,
+        )
+    }
+
+    /// A reply the loop will not read and will not resend: a hard-fail, then `stop`.
+    fn refuse_reply(
+        &mut self,
+        cause: Cause,
+        signal: Signal,
+        stop: StopReason,
+        detail: String,
+    ) -> Instruction {
+        let classified = Classified::new(ErrorClass::HardFail, cause, signal, detail.clone());
         self.fail(&classified);
-        self.degrade(StopReason::HardFail, detail, Some(classified))
+        self.degrade(stop, detail, Some(classified))
     }
 
     fn on_broken_reply(

@@ -11,12 +11,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
+use crate::options::options;
 
 /// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BreakerState {
     /// Calls go through; failures are counted.
+    #[default]
     Closed,
     /// Calls must not be made until the reset timeout has passed.
     Open,
@@ -35,22 +37,16 @@ impl BreakerState {
     }
 }
 
-/// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct BreakerOptions {
-    /// Consecutive failures (since the last success) that open the breaker; at least 1.
-    pub failure_threshold: u32,
-    /// How long the breaker stays open after the last failure; finite, `>= 0`.
-    pub reset_timeout_ms: f64,
-}
-
-impl Default for BreakerOptions {
-    fn default() -> Self {
-        BreakerOptions {
-            failure_threshold: 3,
-            reset_timeout_ms: 60000.0,
-        }
+options! {
+    /// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct BreakerOptions;
+    {
+        /// Consecutive failures (since the last success) that open the breaker; at least 1.
+        pub failure_threshold: u32 = 3,
+        /// How long the breaker stays open after the last failure; finite, `>= 0`.
+        pub reset_timeout_ms: f64 = 60000.0,
     }
 }
 
@@ -64,7 +60,7 @@ impl BreakerOptions {
 
 /// A circuit breaker. Its whole state serialises as
 /// `{ options, state, failures, lastFailureAt }` (`toJSON`/`fromJSON`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CircuitBreaker {
     options: BreakerOptions,
@@ -73,21 +69,13 @@ pub struct CircuitBreaker {
     last_failure_at: Option<f64>,
 }
 
-impl Default for CircuitBreaker {
-    fn default() -> Self {
-        CircuitBreaker::new(BreakerOptions::default())
-    }
-}
-
 impl CircuitBreaker {
     /// A closed breaker. Does not check the options: use [`CircuitBreaker::try_new`]
     /// for options that came from outside.
     pub fn new(options: BreakerOptions) -> CircuitBreaker {
         CircuitBreaker {
             options,
-            state: BreakerState::Closed,
-            failures: 0,
-            last_failure_at: None,
+            ..CircuitBreaker::default()
         }
     }
 

@@ -30,37 +30,28 @@ use serde_json::Value;
 
 use super::neutralise;
 use crate::error::OptionError;
+use crate::options::options;
 use crate::prompt::Prompt;
 use crate::structured::repair_json;
 
-/// Supervisor limits (SPEC defaults in `Default`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct SupervisorOptions {
-    /// Default 30; at least 1.
-    pub max_steps: u32,
-    /// Default 300000; finite, `>= 0`.
-    pub max_duration_ms: f64,
-    /// Default 500000.
-    pub max_tokens: u64,
-    /// Default 5: how many recent steps loop detection looks at.
-    pub loop_window: u32,
-    /// Default 10: no review before this many steps.
-    pub review_after_steps: u32,
-    /// Default 5: review on every step count divisible by this; at least 1.
-    pub review_every: u32,
-}
-
-impl Default for SupervisorOptions {
-    fn default() -> Self {
-        SupervisorOptions {
-            max_steps: 30,
-            max_duration_ms: 300_000.0,
-            max_tokens: 500_000,
-            loop_window: 5,
-            review_after_steps: 10,
-            review_every: 5,
-        }
+options! {
+    /// Supervisor limits (SPEC defaults in `Default`).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase", default)]
+    pub struct SupervisorOptions;
+    {
+        /// Default 30; at least 1.
+        pub max_steps: u32 = 30,
+        /// Default 300000; finite, `>= 0`.
+        pub max_duration_ms: f64 = 300_000.0,
+        /// Default 500000.
+        pub max_tokens: u64 = 500_000,
+        /// Default 5: how many recent steps loop detection looks at.
+        pub loop_window: u32 = 5,
+        /// Default 10: no review before this many steps.
+        pub review_after_steps: u32 = 10,
+        /// Default 5: review on every step count divisible by this; at least 1.
+        pub review_every: u32 = 5,
     }
 }
 

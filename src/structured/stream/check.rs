@@ -41,7 +41,7 @@ use super::keywords::{
     types_text, Closed,
 };
 use super::reader::Container;
-use super::subschema::{NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
+use super::subschema::{Node, NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
 use super::Violation;
 use crate::structured::{FailureIssue, FailureKind};
 
@@ -205,15 +205,9 @@ impl Checker {
         let schema = Arc::clone(&self.schema);
         let mut key_value: Option<Value> = None;
         for i in self.frame_range() {
-            let Some(app) = self.apps.get(i).copied() else {
+            let Some((app, node)) = self.live_app(&schema, i) else {
                 continue;
             };
-            let Some(node) = schema.node(app.node) else {
-                continue;
-            };
-            if !self.alive(app.branch) {
-                continue;
-            }
             if let Some(names) = node.property_names {
                 let name = key_value.get_or_insert_with(|| Value::String(key.to_owned()));
                 if let Some(f) = self.evaluate(names, name, path) {
@@ -289,15 +283,9 @@ impl Checker {
         self.pending.clear();
         let schema = Arc::clone(&self.schema);
         for i in self.frame_range() {
-            let Some(app) = self.apps.get(i).copied() else {
+            let Some((app, node)) = self.live_app(&schema, i) else {
                 continue;
             };
-            let Some(node) = schema.node(app.node) else {
-                continue;
-            };
-            if !self.alive(app.branch) {
-                continue;
-            }
             if let Some(max) = node.max_items {
                 if index as u64 + 1 > max {
                     let failure = Failure {
@@ -551,6 +539,13 @@ impl Checker {
 
     fn frame_apps(&self) -> &[App] {
         self.apps.get(self.frame_range()).unwrap_or_default()
+    }
+
+    /// Application `i` and its node, if its branch is alive.
+    fn live_app<'s>(&self, schema: &'s StreamSchema, i: usize) -> Option<(App, &'s Node)> {
+        let app = self.apps.get(i).copied()?;
+        let node = schema.node(app.node)?;
+        self.alive(app.branch).then_some((app, node))
     }
 
     fn frame_range(&self) -> std::ops::Range<usize> {
