@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::options::checks::finite_non_negative;
 use crate::options::options;
 
 /// How jitter is added to the exponential delay.
@@ -40,11 +41,11 @@ options! {
     #[serde(rename_all = "camelCase")]
     given BackoffOptions();
     {
-        pub base_ms: f64 = 1000.0,
-        pub max_ms: f64 = 30000.0,
+        pub base_ms: f64 = 1000.0, check finite_non_negative,
+        pub max_ms: f64 = 30000.0, check finite_non_negative,
         pub jitter: Jitter = Jitter::Additive,
-        pub jitter_ms: f64 = 250.0,
-        pub max_retry_after_ms: f64 = 60000.0,
+        pub jitter_ms: f64 = 250.0, check finite_non_negative,
+        pub max_retry_after_ms: f64 = 60000.0, check finite_non_negative,
     }
 }
 

@@ -31,9 +31,15 @@
 //! Without the `given` part it writes the struct and its `Default` (the toolkit's options, read
 //! whole with `#[serde(default)]`).
 //!
+//! A field may end with `check f`: `f(&value)` is its range check (`Err(message)`: a
+//! `RangeError` at the field, [`checks`]); the struct's `check_fields()` (without `given`:
+//! `check()`) runs them in declaration order.
+//!
 //! A field's attributes (docs, `#[serde]`) go on the resolved struct; attributes after `given`
-//! go on the given field. Adding an option is one line here, plus its check and its `.d.ts`
+//! go on the given field. Adding an option is one line here (its check included), plus its `.d.ts`
 //! line (docs/ARCHITECTURE.md, "Where to add things").
+
+use crate::error::OptionError;
 
 /// How a value the host gave, or left out, becomes the resolved one.
 pub trait Given<T> {
@@ -44,6 +50,56 @@ pub trait Given<T> {
 impl<T> Given<T> for Option<T> {
     fn or(self, default: T) -> T {
         self.unwrap_or(default)
+    }
+}
+
+/// A field's check as the error it makes: a `RangeError` naming the field by its JS name (the
+/// camelCase of its Rust name, as `rename_all = "camelCase"` spells it).
+pub fn field_check(field: &str, checked: Result<(), &'static str>) -> Result<(), OptionError> {
+    checked.map_err(|message| OptionError::range(&camel_case(field), message))
+}
+
+/// `max_retry_after_ms` → `maxRetryAfterMs`.
+pub fn camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The range checks a field may declare (`check finite_non_negative`): `Err` is the message.
+pub mod checks {
+    /// A finite number `>= 0`.
+    pub fn finite_non_negative(n: &f64) -> Result<(), &'static str> {
+        match n.is_finite() && *n >= 0.0 {
+            true => Ok(()),
+            false => Err("must be a finite number >= 0"),
+        }
+    }
+
+    /// A finite number `>= 0`, or `null`.
+    pub fn finite_non_negative_or_null(n: &Option<f64>) -> Result<(), &'static str> {
+        match n.map_or(Ok(()), |n| finite_non_negative(&n)) {
+            Ok(()) => Ok(()),
+            Err(_) => Err("must be a finite number >= 0 or null"),
+        }
+    }
+
+    /// A count of at least 1.
+    pub fn at_least_one<N: Copy + Into<u64>>(n: &N) -> Result<(), &'static str> {
+        match (*n).into() >= 1 {
+            true => Ok(()),
+            false => Err("must be at least 1"),
+        }
     }
 }
 
@@ -59,6 +115,7 @@ macro_rules! options {
                 $(#[$field_meta:meta])*
                 pub $field:ident: $ty:ty $(= $default:expr)?
                     $(, given $(#[$given_field_meta:meta])* $given_ty:ty)?
+                    $(, check $check:path)?
             ),* $(,)?
         }
     ) => {
@@ -97,6 +154,14 @@ macro_rules! options {
             }
         }
 
+        impl $name {
+            /// The range checks of the fields that declare one, in declaration order.
+            pub fn check_fields(&self) -> Result<(), $crate::error::OptionError> {
+                $($( $crate::options::field_check(stringify!($field), $check(&self.$field))?; )?)*
+                Ok(())
+            }
+        }
+
         impl $crate::options::Given<$name> for Option<$given> {
             fn or(self, defaults: $name) -> $name {
                 match self {
@@ -111,7 +176,10 @@ macro_rules! options {
         $(#[$meta:meta])*
         pub struct $name:ident;
         {
-            $( $(#[$field_meta:meta])* pub $field:ident: $ty:ty = $default:expr ),* $(,)?
+            $(
+                $(#[$field_meta:meta])*
+                pub $field:ident: $ty:ty = $default:expr $(, check $check:path)?
+            ),* $(,)?
         }
     ) => {
         $(#[$meta])*
@@ -122,6 +190,15 @@ macro_rules! options {
         impl Default for $name {
             fn default() -> Self {
                 $name { $($field: $default),* }
+            }
+        }
+
+        impl $name {
+            /// Range checks the types cannot express (each field's `check`, in declaration
+            /// order); errors name the JS field.
+            pub fn check(&self) -> Result<(), $crate::error::OptionError> {
+                $($( $crate::options::field_check(stringify!($field), $check(&self.$field))?; )?)*
+                Ok(())
             }
         }
     };

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::OptionError;
 use crate::backoff::{u64_string, Backoff, BackoffOptions};
 use crate::classify::{rules::check_all, ClassifyRule};
+use crate::options::checks::finite_non_negative_or_null;
 use crate::options::{options, Given};
 use crate::prompt::{Locale, Prompt, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::DEFAULT_MAX_REPLY_CHARS;
@@ -53,8 +54,8 @@ options! {
         pub transient: u32 = 6,
         pub repairable: u32 = 1,
         pub semantic_invalid: u32 = 1,
-        pub cost_ceiling_usd: Option<f64> = None,
-        pub deadline_ms: Option<f64> = None,
+        pub cost_ceiling_usd: Option<f64> = None, check finite_non_negative_or_null,
+        pub deadline_ms: Option<f64> = None, check finite_non_negative_or_null,
         /// 6000 in fix mode, unlimited in reask mode.
         pub max_prompt_chars: Option<u32> = match mode {
             Mode::Fix => Some(6000),
@@ -143,33 +144,12 @@ impl LoopConfig {
 
     /// Range checks the types cannot express. Field names are the JS ones.
     pub fn check(&self) -> Result<(), OptionError> {
-        let b = &self.backoff;
-        for (field, v) in [
-            ("backoff.baseMs", b.base_ms),
-            ("backoff.maxMs", b.max_ms),
-            ("backoff.jitterMs", b.jitter_ms),
-            ("backoff.maxRetryAfterMs", b.max_retry_after_ms),
-        ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(OptionError::range(field, "must be a finite number >= 0"));
-            }
-        }
-        if let Some(c) = self.budget.cost_ceiling_usd {
-            if !(c.is_finite() && c >= 0.0) {
-                return Err(OptionError::range(
-                    "budget.costCeilingUsd",
-                    "must be a finite number >= 0 or null",
-                ));
-            }
-        }
-        if let Some(d) = self.budget.deadline_ms {
-            if !(d.is_finite() && d >= 0.0) {
-                return Err(OptionError::range(
-                    "budget.deadlineMs",
-                    "must be a finite number >= 0 or null",
-                ));
-            }
-        }
+        // Each field's `check` in the lists above (backoff's first, as always), then the rules.
+        self.backoff
+            .check_fields()
+            .map_err(|e| e.under("backoff"))?;
+        self.budget.check_fields().map_err(|e| e.under("budget"))?;
+        self.check_fields()?;
         check_all(&self.rules).map_err(|e| OptionError {
             field: e.field,
             message: e.message,

@@ -205,8 +205,14 @@ impl RepairLoop {
                 None => self.on_too_long(length),
             },
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
-            Outcome::Rejected { reason } => self.on_rejected(reason, in_flight, now, breaker),
-            Outcome::Invalid { reason } => self.on_invalid(reason, in_flight, now, breaker),
+            Outcome::Rejected { reason } => {
+                let classified = self.verdict(in_flight, now, Cause::Rejected, "rejected", &reason);
+                self.on_rejected(&reason, classified, now, breaker)
+            }
+            Outcome::Invalid { reason } => {
+                let classified = self.verdict(in_flight, now, Cause::Semantic, "invalid", &reason);
+                self.on_invalid(classified, now, breaker)
+            }
         };
         if instruction.is_final() {
             self.finish(&instruction, true);
@@ -554,15 +560,14 @@ impl RepairLoop {
 
     fn on_rejected(
         &mut self,
-        reason: String,
-        in_flight: bool,
+        reason: &str,
+        classified: Classified,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let classified = self.verdict(in_flight, now, Cause::Rejected, "rejected", &reason);
         let locale = self.config.locale;
         self.repair(
-            |previous| build_reask_prompt(previous, Correction::Rejected(&reason), locale),
+            |previous| build_reask_prompt(previous, Correction::Rejected(reason), locale),
             Strategy::Reask,
             classified,
             now,
@@ -572,12 +577,10 @@ impl RepairLoop {
 
     fn on_invalid(
         &mut self,
-        reason: String,
-        in_flight: bool,
+        classified: Classified,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let classified = self.verdict(in_flight, now, Cause::Semantic, "invalid", &reason);
         let Some(alternate) = self.config.alternate_prompt.clone() else {
             let detail = format!("{}; no alternatePrompt to switch to", classified.reason);
             return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));

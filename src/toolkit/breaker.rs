@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
+use crate::options::checks::{at_least_one, finite_non_negative};
 use crate::options::options;
 
 /// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
@@ -44,17 +45,9 @@ options! {
     pub struct BreakerOptions;
     {
         /// Consecutive failures (since the last success) that open the breaker; at least 1.
-        pub failure_threshold: u32 = 3,
+        pub failure_threshold: u32 = 3, check at_least_one,
         /// How long the breaker stays open after the last failure; finite, `>= 0`.
-        pub reset_timeout_ms: f64 = 60000.0,
-    }
-}
-
-impl BreakerOptions {
-    /// Range checks the types cannot express; errors name the JS field.
-    pub fn check(&self) -> Result<(), OptionError> {
-        OptionError::at_least_one("failureThreshold", self.failure_threshold)?;
-        OptionError::finite_non_negative("resetTimeoutMs", self.reset_timeout_ms)
+        pub reset_timeout_ms: f64 = 60000.0, check finite_non_negative,
     }
 }
 

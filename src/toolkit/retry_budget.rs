@@ -26,6 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
+use crate::options::checks::finite_non_negative;
 use crate::options::options;
 
 /// Buckets per window.
@@ -44,28 +45,23 @@ options! {
     pub struct RetryBudgetOptions;
     {
         /// Resends allowed per first call in the window; finite, `>= 0`.
-        pub ratio: f64 = 0.1,
+        pub ratio: f64 = 0.1, check finite_non_negative,
         /// Resends allowed per second of window whatever the traffic; finite, `>= 0`.
-        pub min_per_second: f64 = 1.0,
+        pub min_per_second: f64 = 1.0, check finite_non_negative,
         /// The sliding window; finite, at least 10 ms (one per slice).
-        pub window_ms: f64 = 10_000.0,
+        pub window_ms: f64 = 10_000.0, check one_ms_per_slice,
+    }
+}
+
+/// `windowMs`: finite, at least one millisecond per slice.
+fn one_ms_per_slice(window_ms: &f64) -> Result<(), &'static str> {
+    match window_ms.is_finite() && *window_ms >= SLICES as f64 {
+        true => Ok(()),
+        false => Err("must be a finite number >= 10 (one millisecond per slice)"),
     }
 }
 
 impl RetryBudgetOptions {
-    /// Range checks the types cannot express; errors name the JS field.
-    pub fn check(&self) -> Result<(), OptionError> {
-        OptionError::finite_non_negative("ratio", self.ratio)?;
-        OptionError::finite_non_negative("minPerSecond", self.min_per_second)?;
-        if !(self.window_ms.is_finite() && self.window_ms >= SLICES as f64) {
-            return Err(OptionError::range(
-                "windowMs",
-                "must be a finite number >= 10 (one millisecond per slice)",
-            ));
-        }
-        Ok(())
-    }
-
     /// The resends allowed whatever the traffic: `minPerSecond × windowMs / 1000`.
     pub fn reserve(&self) -> f64 {
         self.min_per_second * self.window_ms / 1000.0

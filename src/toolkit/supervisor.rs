@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use super::neutralise;
 use crate::error::OptionError;
+use crate::options::checks::{at_least_one, finite_non_negative};
 use crate::options::options;
 use crate::prompt::Prompt;
 use crate::structured::repair_json;
@@ -41,9 +42,9 @@ options! {
     pub struct SupervisorOptions;
     {
         /// Default 30; at least 1.
-        pub max_steps: u32 = 30,
+        pub max_steps: u32 = 30, check at_least_one,
         /// Default 300000; finite, `>= 0`.
-        pub max_duration_ms: f64 = 300_000.0,
+        pub max_duration_ms: f64 = 300_000.0, check finite_non_negative,
         /// Default 500000.
         pub max_tokens: u64 = 500_000,
         /// Default 5: how many recent steps loop detection looks at.
@@ -51,16 +52,7 @@ options! {
         /// Default 10: no review before this many steps.
         pub review_after_steps: u32 = 10,
         /// Default 5: review on every step count divisible by this; at least 1.
-        pub review_every: u32 = 5,
-    }
-}
-
-impl SupervisorOptions {
-    /// Range checks the types cannot express; errors name the JS field.
-    pub fn check(&self) -> Result<(), OptionError> {
-        OptionError::at_least_one("maxSteps", self.max_steps)?;
-        OptionError::finite_non_negative("maxDurationMs", self.max_duration_ms)?;
-        OptionError::at_least_one("reviewEvery", self.review_every)
+        pub review_every: u32 = 5, check at_least_one,
     }
 }
 
