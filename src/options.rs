@@ -28,8 +28,9 @@
 //!   the arguments and every field declared above it (`Budget::default_for(mode)`);
 //! * `fill(self, defaults)`: every field left out taken from `defaults`.
 //!
-//! Without the `given` part it writes the struct and its `Default` (the toolkit's options, read
-//! whole with `#[serde(default)]`).
+//! Without the `given` part it writes the struct (deriving `Debug`, `Clone`, `Copy`,
+//! `PartialEq` and serde, camelCase, `#[serde(default)]`), its `Default` and its `check()`: the
+//! toolkit's options, read whole.
 //!
 //! A field may end with `check f`: `f(&value)` is its range check (`Err(message)`: a
 //! `RangeError` at the field, [`checks`]); the struct's `check_fields()` (without `given`:
@@ -171,7 +172,8 @@ macro_rules! options {
             }
         }
     };
-    // Without `given`: options read whole (`#[serde(default)]`), so the struct and `Default`.
+    // Without `given`: options read whole, a left-out field taking its default: the struct
+    // (`Copy`, camelCase, `#[serde(default)]`), its `Default` and its `check`.
     (
         $(#[$meta:meta])*
         pub struct $name:ident;
@@ -182,6 +184,8 @@ macro_rules! options {
             ),* $(,)?
         }
     ) => {
+        #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "camelCase", default)]
         $(#[$meta])*
         pub struct $name {
             $( $(#[$field_meta])* pub $field: $ty, )*
@@ -214,3 +218,27 @@ macro_rules! options {
 }
 
 pub(crate) use options;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_case_is_serde_camel_case() {
+        assert_eq!(camel_case("max_retry_after_ms"), "maxRetryAfterMs");
+        assert_eq!(camel_case("seed"), "seed");
+        assert_eq!(camel_case("cost_ceiling_usd"), "costCeilingUsd");
+    }
+
+    #[test]
+    fn a_field_check_names_the_js_field() {
+        let e = field_check("max_ms", checks::finite_non_negative(&f64::NAN)).unwrap_err();
+        assert!(e.is_range);
+        assert_eq!(
+            e.under("backoff").to_string(),
+            "backoff.maxMs must be a finite number >= 0"
+        );
+        assert_eq!(checks::at_least_one(&0u32), Err("must be at least 1"));
+        assert_eq!(checks::finite_non_negative_or_null(&None), Ok(()));
+    }
+}

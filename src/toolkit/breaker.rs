@@ -30,18 +30,13 @@ pub enum BreakerState {
 impl BreakerState {
     /// The JS string of the state.
     pub fn as_str(self) -> &'static str {
-        match self {
-            BreakerState::Closed => "closed",
-            BreakerState::Open => "open",
-            BreakerState::HalfOpen => "half-open",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 }
 
 options! {
     /// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct BreakerOptions;
     {
         /// Consecutive failures (since the last success) that open the breaker; at least 1.

@@ -160,7 +160,7 @@ impl DegradationLadder {
 
     /// Checks a deserialised ladder (`fromJSON`).
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()
+        self.options.check().map_err(|e| e.under("options"))
     }
 
     /// The options the ladder was built with.

@@ -40,8 +40,7 @@ const EPSILON: f64 = 1e-9;
 
 options! {
     /// Budget settings (`{ ratio: 0.1, minPerSecond: 1, windowMs: 10000 }` by default).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+    #[serde(deny_unknown_fields)]
     pub struct RetryBudgetOptions;
     {
         /// Resends allowed per first call in the window; finite, `>= 0`.

@@ -37,8 +37,6 @@ use crate::structured::repair_json;
 
 options! {
     /// Supervisor limits (SPEC defaults in `Default`).
-    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-    #[serde(rename_all = "camelCase", default)]
     pub struct SupervisorOptions;
     {
         /// Default 30; at least 1.
@@ -89,14 +87,8 @@ pub enum InterventionStrategy {
 impl InterventionStrategy {
     /// The JS string of the strategy.
     pub fn as_str(self) -> &'static str {
-        match self {
-            InterventionStrategy::ResetWithSummary => "reset_with_summary",
-            InterventionStrategy::ForceCompletion => "force_completion",
-            InterventionStrategy::CompressAndContinue => "compress_and_continue",
-            InterventionStrategy::BreakLoop => "break_loop",
-            InterventionStrategy::AlternativeApproach => "alternative_approach",
-            InterventionStrategy::GuidedCorrection => "guided_correction",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 }
 
@@ -175,9 +167,9 @@ impl Supervisor {
         })
     }
 
-    /// Checks a deserialised supervisor (`fromJSON`).
+    /// Checks a deserialised supervisor (`fromJSON`): its options (errors under `options`).
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()?;
+        self.options.check().map_err(|e| e.under("options"))?;
         if !self.started_at.is_finite() {
             return Err(OptionError::range("startedAt", "must be a finite number"));
         }

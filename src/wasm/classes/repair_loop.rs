@@ -124,13 +124,9 @@ impl JsRepairLoop {
 
     /// `RepairLoop.fromJSON(state, breaker?, retryBudget?)`.
     #[wasm_bindgen(js_name = fromJSON)]
-    pub fn restore(
-        state: JsValue,
-        breaker: JsValue,
-        retry_budget: JsValue,
-    ) -> Result<JsRepairLoop, JsValue> {
+    pub fn restore(state: JsValue, breaker: JsValue, budget: JsValue) -> Result<Self, JsValue> {
         let breaker = breaker_arg(&breaker, "breaker")?;
-        let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
+        let retry_budget = retry_budget_arg(&budget, "retryBudget")?;
         let text = read::json_text(&state, "state")?;
         let snapshot: Snapshot = serde_json::from_str(&text)
             .map_err(|e| OptionError::type_("state", &format!("is not a RepairLoop state: {e}")))?;
