@@ -54,6 +54,14 @@ impl<T> Given<T> for Option<T> {
     }
 }
 
+/// A field that is an `Option` itself may be given as that `Option` (`given Option<f64>`):
+/// `None` is "left out", as `null` is for options.
+impl<T> Given<Option<T>> for Option<T> {
+    fn or(self, default: Option<T>) -> Option<T> {
+        self.or(default)
+    }
+}
+
 /// A field's check as the error it makes: a `RangeError` naming the field by its JS name (the
 /// camelCase of its Rust name, as `rename_all = "camelCase"` spells it).
 pub fn field_check(field: &str, checked: Result<(), &'static str>) -> Result<(), OptionError> {
@@ -67,8 +75,9 @@ pub fn camel_case(snake: &str) -> String {
     for c in snake.chars() {
         match c {
             '_' => upper = true,
+            // Field names are ASCII (and `to_uppercase` would link Unicode's case tables).
             c if upper => {
-                out.extend(c.to_uppercase());
+                out.push(c.to_ascii_uppercase());
                 upper = false;
             }
             c => out.push(c),

@@ -54,8 +54,9 @@ options! {
         pub transient: u32 = 6,
         pub repairable: u32 = 1,
         pub semantic_invalid: u32 = 1,
-        pub cost_ceiling_usd: Option<f64> = None, check finite_non_negative_or_null,
-        pub deadline_ms: Option<f64> = None, check finite_non_negative_or_null,
+        pub cost_ceiling_usd: Option<f64> = None, given Option<f64>,
+            check finite_non_negative_or_null,
+        pub deadline_ms: Option<f64> = None, given Option<f64>, check finite_non_negative_or_null,
         /// 6000 in fix mode, unlimited in reask mode.
         pub max_prompt_chars: Option<u32> = match mode {
             Mode::Fix => Some(6000),
@@ -87,8 +88,8 @@ options! {
     {
         pub prompt: Prompt,
         pub mode: Mode = Mode::Fix,
-        pub alternate_prompt: Option<Prompt> = None,
-        pub fallback: Option<FallbackPlan> = None,
+        pub alternate_prompt: Option<Prompt> = None, given Option<Prompt>,
+        pub fallback: Option<FallbackPlan> = None, given Option<FallbackPlan>,
         pub budget: Budget = Budget::default_for(mode), given Option<BudgetOptions>,
         pub backoff: Backoff = Backoff::default(), given Option<BackoffOptions>,
         pub local_repair: bool = true,
