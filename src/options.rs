@@ -1,5 +1,5 @@
 //! Options declared once: each field with its type, its default and, where the host may leave
-//! it out, how it is given, on one line of one [`options!`] list.
+//! it out, how it is given, on one line of one `options!` list.
 //!
 //! ```text
 //! options! {

@@ -3,9 +3,9 @@
 //! ([`LoopConfig`]: every default applied, checked, and saved in snapshots).
 //!
 //! To add an option: one line in the `options!` list of [`LoopConfig`] (its name, type and
-//! default; its serde name is the JS name, in `LoopOptions` and in snapshots alike), a range
-//! check in [`LoopConfig::check`] if the type allows values the contract does not, and the
-//! `.d.ts` line.
+//! default; its serde name is the JS name, in `LoopOptions` and in snapshots alike; `, check f`
+//! on the same line if the type allows values the contract does not), and the `.d.ts` line
+//! (tests/dts_contract.rs fails until it is there). See src/options.rs.
 
 use serde::{Deserialize, Serialize};
 
