@@ -95,9 +95,9 @@ glue "$raw_wasm" "$stage"
 glue "$raw_lite" "$stage/lite"
 
 # heal and its modules (js/package/*.mts): compiled beside the glue declarations and the JS
-# modules (standard.mjs, otel.mjs) they import (tsc maps .mts to .mjs and .d.mts).
+# modules (standard.mjs, otel.mjs, sleep.mjs) they import (tsc maps .mts to .mjs and .d.mts).
 ts_sources=$(cd js/package && ls *.mts | grep -v '\.d\.mts$')
-for f in $ts_sources standard.mjs standard.d.mts otel.mjs otel.d.mts; do cp "js/package/$f" "$stage/$f"; done
+for f in $ts_sources standard.mjs standard.d.mts otel.mjs otel.d.mts sleep.mjs sleep.d.mts; do cp "js/package/$f" "$stage/$f"; done
 (cd "$stage" && tsc --target ES2022 --module NodeNext --moduleResolution NodeNext --declaration --strict \
   --skipLibCheck --lib ES2022,DOM --removeComments false --outDir . $ts_sources && rm $ts_sources)
 cp js/package/web.package.json "$stage/web/package.json"

@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::options::checks::finite_non_negative;
+use crate::options::options;
+
 /// How jitter is added to the exponential delay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -22,37 +25,33 @@ pub enum Jitter {
 }
 
 impl Jitter {
+    /// The mode of a JS name (its serde name).
     pub fn parse(s: &str) -> Option<Jitter> {
-        match s {
-            "additive" => Some(Jitter::Additive),
-            "full" => Some(Jitter::Full),
-            "equal" => Some(Jitter::Equal),
-            "none" => Some(Jitter::None),
-            _ => None,
-        }
+        crate::wire::from_name(s)
     }
 }
 
-/// Backoff settings (SPEC defaults in `Default`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Backoff {
-    pub base_ms: f64,
-    pub max_ms: f64,
-    pub jitter: Jitter,
-    pub jitter_ms: f64,
-    pub max_retry_after_ms: f64,
+options! {
+    /// Backoff settings (SPEC defaults).
+    #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Backoff;
+    /// `Partial<Backoff>`, as `LoopOptions.backoff` gives it.
+    #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    given BackoffOptions();
+    {
+        pub base_ms: f64 = 1000.0, check finite_non_negative,
+        pub max_ms: f64 = 30000.0, check finite_non_negative,
+        pub jitter: Jitter = Jitter::Additive,
+        pub jitter_ms: f64 = 250.0, check finite_non_negative,
+        pub max_retry_after_ms: f64 = 60000.0, check finite_non_negative,
+    }
 }
 
 impl Default for Backoff {
     fn default() -> Self {
-        Backoff {
-            base_ms: 1000.0,
-            max_ms: 30000.0,
-            jitter: Jitter::Additive,
-            jitter_ms: 250.0,
-            max_retry_after_ms: 60000.0,
-        }
+        BackoffOptions::default().resolve()
     }
 }
 

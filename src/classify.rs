@@ -53,12 +53,8 @@ impl ErrorClass {
     ];
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorClass::Transient => "transient",
-            ErrorClass::Repairable => "repairable",
-            ErrorClass::SemanticInvalid => "semantic-invalid",
-            ErrorClass::HardFail => "hard-fail",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 }
 

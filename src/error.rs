@@ -5,6 +5,7 @@
 //! `TypeError` or `RangeError` in one place (`src/wasm/error.rs`), prefixing the argument's
 //! name (`options.` + `backoff.baseMs`).
 
+use crate::options::checks;
 use crate::structured::SchemaError;
 
 /// A bad option: the JS field it names, and whether it is a type or a range problem.
@@ -35,18 +36,12 @@ impl OptionError {
 
     /// A `RangeError` at `field` unless `n` is a finite number >= 0.
     pub fn finite_non_negative(field: &str, n: f64) -> Result<(), OptionError> {
-        match n.is_finite() && n >= 0.0 {
-            true => Ok(()),
-            false => Err(OptionError::range(field, "must be a finite number >= 0")),
-        }
+        checks::finite_non_negative(&n).map_err(|message| OptionError::range(field, message))
     }
 
     /// A `RangeError` at `field` unless the count `n` is at least 1.
     pub fn at_least_one(field: &str, n: impl Into<u64>) -> Result<(), OptionError> {
-        match n.into() >= 1 {
-            true => Ok(()),
-            false => Err(OptionError::range(field, "must be at least 1")),
-        }
+        checks::at_least_one(&n.into()).map_err(|message| OptionError::range(field, message))
     }
 
     /// The same error one level down: `under("options")` turns `maxSteps` into

@@ -55,6 +55,7 @@
 pub mod backoff;
 pub mod classify;
 pub mod error;
+pub mod options;
 pub mod prompt;
 pub mod repair_loop;
 pub mod structured;

@@ -21,7 +21,7 @@ use crate::structured::{
 use crate::text::{clip, neutralise_tags, one_line};
 
 /// A prompt as the host sends it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {
     pub system: String,
     pub user: String,
@@ -47,7 +47,7 @@ pub enum Locale {
 impl Locale {
     /// The locale a serde name (`"ja"`) names.
     pub fn parse(s: &str) -> Option<Locale> {
-        serde_json::from_value(serde_json::Value::String(s.to_string())).ok()
+        crate::wire::from_name(s)
     }
 
     /// This locale's one of three texts: every table of texts has all three.

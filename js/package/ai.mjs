@@ -19,6 +19,7 @@
 // LanguageModelV4 middleware and callback shapes as the SDK's own .d.ts files declare them.
 import { isStandardSchema, issuePointer, resolveSchema } from "./standard.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
+import { sleep } from "./sleep.mjs";
 
 /** Parts of a stream that carry no model output yet (metadata, a provider's custom events, the
  * start of a block): held back until the first output, so a retry before it loses nothing. */
@@ -525,31 +526,4 @@ function abortError(signal) {
   const e = new Error(typeof reason === "string" ? reason : "This operation was aborted");
   e.name = "AbortError";
   return e;
-}
-
-/**
- * Resolves true once `ms` have passed (re-arming for the rest if a timer fires early, so a
- * server's retry-after is never cut short), or false as soon as `signal` aborts.
- */
-function sleep(ms, signal) {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const until = performance.now() + ms;
-    let timer;
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const tick = () => {
-      const left = until - performance.now();
-      if (left > 0) {
-        timer = setTimeout(tick, Math.ceil(left));
-        return;
-      }
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    timer = setTimeout(tick, ms);
-  });
 }

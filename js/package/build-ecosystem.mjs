@@ -70,7 +70,7 @@ entries(".", "./", "../", "selfheal");
 entries("lite", "../", "../../", "selfheal/lite (no JSON Schema validation)");
 
 // ---------- selfheal/standard, selfheal/otel, selfheal/ai ----------
-for (const file of ["standard.mjs", "standard.d.mts", "otel.mjs", "otel.d.mts"]) copyFileSync(join(JS, file), join(stage, file));
+for (const file of ["standard.mjs", "standard.d.mts", "otel.mjs", "otel.d.mts", "sleep.mjs", "sleep.d.mts"]) copyFileSync(join(JS, file), join(stage, file));
 copyFileSync(join(JS, "ai.mjs"), join(stage, "ai-core.mjs"));
 copyFileSync(join(JS, "ai.d.mts"), join(stage, "ai.d.mts"));
 copyFileSync(join(JS, "ai.d.mts"), join(stage, "ai.d.cts"));
@@ -113,5 +113,5 @@ await esbuild.build({
   outfile: join(stage, "ai.node.cjs"),
   legalComments: "none",
   logLevel: "warning",
-  banner: { js: "// selfheal/ai for Node require(): js/ai.mjs, js/standard.mjs and js/otel.mjs bundled by esbuild (js/package/build-ecosystem.mjs)." },
+  banner: { js: "// selfheal/ai for Node require(): js/ai.mjs, js/standard.mjs, js/otel.mjs and js/sleep.mjs bundled by esbuild (js/package/build-ecosystem.mjs)." },
 });

@@ -65,6 +65,7 @@ import type { Accepted } from "./heal-schema.mjs";
 import { runChain } from "./models.mjs";
 import type { ChainResult, ModelSpec } from "./models.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
+import { sleep } from "./sleep.mjs";
 import { prepareTools } from "./tools.mjs";
 import type { ToolCall, ToolDefinition, ToolSpec } from "./tools.mjs";
 import type { ModelCall, TracerLike } from "./otel.mjs";
@@ -477,34 +478,6 @@ function abortReason(signal: AbortSignal | undefined): string {
   const message = (r as { message?: unknown } | null | undefined)?.message;
   if (r && typeof message === "string" && message.length > 0) return message;
   return "aborted";
-}
-
-/**
- * Resolves true once at least `ms` have passed (a timer may fire up to a
- * millisecond early, so it re-arms for the rest: a server's retry-after is
- * never cut short), or false as soon as `signal` aborts.
- */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const until = performance.now() + ms;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const tick = () => {
-      const left = until - performance.now();
-      if (left > 0) {
-        timer = setTimeout(tick, Math.ceil(left));
-        return;
-      }
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    timer = setTimeout(tick, ms);
-  });
 }
 
 /** `options.sleep` as heal waits: true once it resolves, false if `signal` aborted meanwhile. */

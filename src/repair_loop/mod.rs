@@ -44,11 +44,10 @@ mod instruction;
 mod state;
 mod stream;
 
+pub use crate::backoff::BackoffOptions;
 pub use crate::error::OptionError;
 pub use crate::toolkit::Usage;
-pub use config::{
-    BackoffOptions, Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode,
-};
+pub use config::{Budget, BudgetOptions, FallbackPlan, LoopConfig, LoopOptions, Mode, Seed};
 pub use instruction::{Instruction, Outcome, Source, StopReason, Strategy};
 pub use state::{Attempt, ByClass, LoopReport, Snapshot};
 use state::{LoopState, Phase};
@@ -206,8 +205,14 @@ impl RepairLoop {
                 None => self.on_too_long(length),
             },
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
-            Outcome::Rejected { reason } => self.on_rejected(reason, in_flight, now, breaker),
-            Outcome::Invalid { reason } => self.on_invalid(reason, in_flight, now, breaker),
+            Outcome::Rejected { reason } => {
+                let classified = self.verdict(in_flight, now, Cause::Rejected, "rejected", &reason);
+                self.on_rejected(&reason, classified, now, breaker)
+            }
+            Outcome::Invalid { reason } => {
+                let classified = self.verdict(in_flight, now, Cause::Semantic, "invalid", &reason);
+                self.on_invalid(classified, now, breaker)
+            }
         };
         if instruction.is_final() {
             self.finish(&instruction, true);
@@ -377,14 +382,12 @@ impl RepairLoop {
         let detail = format!(
             "the reply has {chars} characters, above maxReplyChars ({max}); it was not read"
         );
-        let classified = Classified::new(
-            ErrorClass::HardFail,
+        self.refuse_reply(
             Cause::TooLarge,
             Signal::Validation,
-            detail.clone(),
-        );
-        self.fail(&classified);
-        self.degrade(StopReason::Unrepairable, detail, Some(classified))
+            StopReason::Unrepairable,
+            detail,
+        )
     }
 
     /// The provider refused or filtered the reply (SPEC section 4, v0.2): hard-fail, cause
@@ -395,14 +398,25 @@ impl RepairLoop {
             "the provider stopped the reply (stop reason {}): a refusal or a content filter, not an answer",
             one_line(stop_reason, 40)
         );
-        let classified = Classified::new(
-            ErrorClass::HardFail,
+        self.refuse_reply(
             Cause::ContentFilter,
             Signal::StopReason,
-            detail.clone(),
-        );
+            StopReason::HardFail,
+            detail,
+        )
+    }
+
+    /// A reply the loop will not read and will not resend: a hard-fail, then `stop`.
+    fn refuse_reply(
+        &mut self,
+        cause: Cause,
+        signal: Signal,
+        stop: StopReason,
+        detail: String,
+    ) -> Instruction {
+        let classified = Classified::new(ErrorClass::HardFail, cause, signal, detail.clone());
         self.fail(&classified);
-        self.degrade(StopReason::HardFail, detail, Some(classified))
+        self.degrade(stop, detail, Some(classified))
     }
 
     fn on_broken_reply(
@@ -546,15 +560,14 @@ impl RepairLoop {
 
     fn on_rejected(
         &mut self,
-        reason: String,
-        in_flight: bool,
+        reason: &str,
+        classified: Classified,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let classified = self.verdict(in_flight, now, Cause::Rejected, "rejected", &reason);
         let locale = self.config.locale;
         self.repair(
-            |previous| build_reask_prompt(previous, Correction::Rejected(&reason), locale),
+            |previous| build_reask_prompt(previous, Correction::Rejected(reason), locale),
             Strategy::Reask,
             classified,
             now,
@@ -564,12 +577,10 @@ impl RepairLoop {
 
     fn on_invalid(
         &mut self,
-        reason: String,
-        in_flight: bool,
+        classified: Classified,
         now: f64,
         breaker: Option<&mut CircuitBreaker>,
     ) -> Instruction {
-        let classified = self.verdict(in_flight, now, Cause::Semantic, "invalid", &reason);
         let Some(alternate) = self.config.alternate_prompt.clone() else {
             let detail = format!("{}; no alternatePrompt to switch to", classified.reason);
             return self.degrade(StopReason::SemanticInvalid, detail, Some(classified));

@@ -344,27 +344,16 @@ fn without_value(instruction: Instruction) -> Instruction {
 }
 
 /// A `done` with the value made from its text; any other instruction as it is.
-fn set_value(instruction: Instruction, value: impl FnOnce(&str) -> Value) -> Instruction {
-    match instruction {
-        Instruction::Done {
-            value: _,
-            text,
-            source,
-            fixes,
-            attempts,
-            cost_usd,
-            validated,
-        } => Instruction::Done {
-            value: value(&text),
-            text,
-            source,
-            fixes,
-            attempts,
-            cost_usd,
-            validated,
-        },
-        other => other,
+fn set_value(mut instruction: Instruction, value: impl FnOnce(&str) -> Value) -> Instruction {
+    if let Instruction::Done {
+        value: done_value,
+        text,
+        ..
+    } = &mut instruction
+    {
+        *done_value = value(text);
     }
+    instruction
 }
 
 /// What a restored state must hold to be one a loop could have reached (issue 10): costs and

@@ -31,6 +31,19 @@ pub(crate) fn choose(
     let mut found = None;
     let mut first_strict = None;
     let mut repaired: Vec<(Candidate, Value)> = Vec::new();
+    // The candidate's result if it passes; else its schema report kept in `first`, if wanted.
+    let attempt = |(candidate, value): (Candidate, Value), first: &mut Option<_>, wanted| {
+        let text = candidate.text;
+        match accept(value, text, &candidate.fixes, schema, coerce, wanted) {
+            Ok(parsed) => Some(parsed),
+            Err(report) => {
+                if let Some(report) = report {
+                    first.get_or_insert(report);
+                }
+                None
+            }
+        }
+    };
     let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
         let Ok(value) = serde_json::from_str::<Value>(&candidate.text) else {
             return Verdict::NotJson;
@@ -42,25 +55,13 @@ pub(crate) fn choose(
             repaired.push((candidate, value));
             return Verdict::Next;
         }
-        let report_wanted = first_strict.is_none();
-        match accept(
-            value,
-            candidate.text,
-            &candidate.fixes,
-            schema,
-            coerce,
-            report_wanted,
-        ) {
-            Ok(parsed) => {
+        let wanted = first_strict.is_none();
+        match attempt((candidate, value), &mut first_strict, wanted) {
+            Some(parsed) => {
                 found = Some(parsed);
                 Verdict::Stop
             }
-            Err(report) => {
-                if let Some(report) = report {
-                    first_strict.get_or_insert(report);
-                }
-                Verdict::Next
-            }
+            None => Verdict::Next,
         }
     });
     if search.is_err() {
@@ -70,22 +71,10 @@ pub(crate) fn choose(
         return parsed;
     }
     let mut first_repaired = None;
-    for (candidate, value) in repaired {
-        let report_wanted = first_strict.is_none() && first_repaired.is_none();
-        match accept(
-            value,
-            candidate.text,
-            &candidate.fixes,
-            schema,
-            coerce,
-            report_wanted,
-        ) {
-            Ok(parsed) => return parsed,
-            Err(report) => {
-                if let Some(report) = report {
-                    first_repaired.get_or_insert(report);
-                }
-            }
+    for pair in repaired {
+        let wanted = first_strict.is_none() && first_repaired.is_none();
+        if let Some(parsed) = attempt(pair, &mut first_repaired, wanted) {
+            return parsed;
         }
     }
     if let Some(parsed) = schema

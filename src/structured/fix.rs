@@ -144,46 +144,8 @@ impl Fix {
     /// The kebab-case name, identical to the serde serialisation.
     #[must_use]
     pub fn as_str(self) -> &'static str {
-        match self {
-            Fix::CodeFence => "code-fence",
-            Fix::SurroundingProse => "surrounding-prose",
-            Fix::TrailingComma => "trailing-comma",
-            Fix::SingleQuotes => "single-quotes",
-            Fix::SmartQuotes => "smart-quotes",
-            Fix::UnquotedKey => "unquoted-key",
-            Fix::Comment => "comment",
-            Fix::PythonLiteral => "python-literal",
-            Fix::MissingComma => "missing-comma",
-            Fix::ControlCharacter => "control-character",
-            Fix::InvalidEscape => "invalid-escape",
-            Fix::UnclosedString => "unclosed-string",
-            Fix::UnclosedBracket => "unclosed-bracket",
-            Fix::MissingColon => "missing-colon",
-            Fix::MissingValue => "missing-value",
-            Fix::UnescapedQuote => "unescaped-quote",
-            Fix::Ellipsis => "ellipsis",
-            Fix::StringConcatenation => "string-concatenation",
-            Fix::FunctionWrapper => "function-wrapper",
-            Fix::UndefinedLiteral => "undefined-literal",
-            Fix::SpecialWhitespace => "special-whitespace",
-            Fix::BacktickQuotes => "backtick-quotes",
-            Fix::LeadingZeros => "leading-zeros",
-            Fix::NumberFormat => "number-format",
-            Fix::InvalidNumber => "invalid-number",
-            Fix::RegexLiteral => "regex-literal",
-            Fix::NewlineDelimited => "newline-delimited",
-            Fix::MismatchedBracket => "mismatched-bracket",
-            Fix::RedundantBracket => "redundant-bracket",
-            Fix::EscapedJson => "escaped-json",
-            Fix::StringEncodedJson => "string-encoded-json",
-            Fix::UnquotedString => "unquoted-string",
-            Fix::CoerceNumber => "coerce-number",
-            Fix::CoerceBoolean => "coerce-boolean",
-            Fix::CoerceEnum => "coerce-enum",
-            Fix::CoerceArray => "coerce-array",
-            Fix::CoerceObject => "coerce-object",
-            Fix::CoerceNull => "coerce-null",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 
     /// A distinct bit per kind, so [`FixList`] can deduplicate without searching.

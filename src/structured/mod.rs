@@ -39,12 +39,8 @@ pub enum FailureKind {
 
 impl FailureKind {
     pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Empty => "empty",
-            FailureKind::JsonSyntax => "json-syntax",
-            FailureKind::Schema => "schema",
-            FailureKind::Truncated => "truncated",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 }
 

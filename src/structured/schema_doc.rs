@@ -137,9 +137,7 @@ pub(crate) fn document(schema: &Value, options: &SchemaOptions) -> Option<Value>
 
 /// A 2020-12 dialect: the standard vocabularies, with format as an assertion.
 fn dialect_2020() -> Value {
-    let vocab = |name: &str| format!("https://json-schema.org/draft/2020-12/vocab/{name}");
-    let mut vocabulary = Map::new();
-    for name in [
+    let vocabularies = [
         "core",
         "applicator",
         "unevaluated",
@@ -147,39 +145,51 @@ fn dialect_2020() -> Value {
         "meta-data",
         "format-assertion",
         "content",
-    ] {
-        vocabulary.insert(vocab(name), Value::Bool(true));
-    }
-    serde_json::json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": DIALECT_2020,
-        "$vocabulary": vocabulary,
-        "$dynamicAnchor": "meta",
-        "allOf": [{"$ref": "https://json-schema.org/draft/2020-12/schema"}]
-    })
+    ];
+    dialect(
+        "2020-12",
+        DIALECT_2020,
+        &vocabularies,
+        ("$dynamicAnchor", "meta".into()),
+    )
 }
 
 /// A 2019-09 dialect: its Format vocabulary declared required, which makes it an assertion.
 fn dialect_2019() -> Value {
-    let vocab = |name: &str| format!("https://json-schema.org/draft/2019-09/vocab/{name}");
-    let mut vocabulary = Map::new();
-    for name in [
+    let vocabularies = [
         "core",
         "applicator",
         "validation",
         "meta-data",
         "format",
         "content",
-    ] {
-        vocabulary.insert(vocab(name), Value::Bool(true));
-    }
-    serde_json::json!({
-        "$schema": "https://json-schema.org/draft/2019-09/schema",
-        "$id": DIALECT_2019,
-        "$vocabulary": vocabulary,
-        "$recursiveAnchor": true,
-        "allOf": [{"$ref": "https://json-schema.org/draft/2019-09/schema"}]
-    })
+    ];
+    dialect(
+        "2019-09",
+        DIALECT_2019,
+        &vocabularies,
+        ("$recursiveAnchor", true.into()),
+    )
+}
+
+/// The meta-schema `id` of draft `draft`: its standard meta-schema with `vocabularies`
+/// required, and the draft's own anchor keyword.
+fn dialect(draft: &str, id: &str, vocabularies: &[&str], anchor: (&str, Value)) -> Value {
+    let meta = format!("https://json-schema.org/draft/{draft}/schema");
+    let vocabulary: Map<String, Value> = vocabularies
+        .iter()
+        .map(|name| {
+            let uri = format!("https://json-schema.org/draft/{draft}/vocab/{name}");
+            (uri, Value::Bool(true))
+        })
+        .collect();
+    let mut dialect = Map::new();
+    dialect.insert("$schema".into(), Value::String(meta.clone()));
+    dialect.insert("$id".into(), Value::String(id.into()));
+    dialect.insert("$vocabulary".into(), Value::Object(vocabulary));
+    dialect.insert(anchor.0.into(), anchor.1);
+    dialect.insert("allOf".into(), serde_json::json!([{ "$ref": meta }]));
+    Value::Object(dialect)
 }
 
 /// The formats jsonschema checks in this build (its `idna` feature is off, so not

@@ -148,16 +148,14 @@ impl<'a> Graph<'a> {
         };
         g.ids.insert(DEFAULT_BASE.to_string(), 0);
         // Pass 1: every subschema position, with its base URI and resource.
-        g.add(root, 0, String::new(), 0, 0);
+        g.node(root, 0, String::new, 0, 0);
         let mut i = 0;
         while let Some(node) = g.nodes.get(i) {
             let (v, base, resource) = (node.value, node.base, node.resource);
             if let Value::Object(map) = v {
                 for (keyword, sub) in map {
                     for (child, seg) in keyword_subschemas(keyword, sub) {
-                        if !g.by_address.contains_key(&address(child)) {
-                            g.add(child, i, seg.step(keyword), base, resource);
-                        }
+                        g.node(child, i, || seg.step(keyword), base, resource);
                     }
                 }
             }
@@ -183,15 +181,19 @@ impl<'a> Graph<'a> {
         g
     }
 
-    /// Register a subschema: its scope, and the names (`$id`, `$anchor`...) it defines.
-    fn add(
+    /// The node of a subschema, registering it (with a pointer from `parent`, its scope, and the
+    /// names `$id`, `$anchor`... it defines) if it is new.
+    fn node(
         &mut self,
         v: &'a Value,
         parent: usize,
-        step: String,
+        step: impl FnOnce() -> String,
         base: usize,
         resource: usize,
     ) -> usize {
+        if let Some(&n) = self.by_address.get(&address(v)) {
+            return n;
+        }
         let n = self.nodes.len();
         let (mut base, mut resource) = (base, resource);
         let mut keywords = 1;
@@ -233,7 +235,7 @@ impl<'a> Graph<'a> {
         self.nodes.push(Node {
             value: v,
             parent,
-            step,
+            step: step(),
             base,
             resource,
             keywords,
@@ -244,21 +246,6 @@ impl<'a> Graph<'a> {
         });
         self.by_address.insert(address(v), n);
         n
-    }
-
-    /// The node of a subschema, registering it (with a pointer from `parent`) if it is new.
-    fn node(
-        &mut self,
-        v: &'a Value,
-        parent: usize,
-        step: String,
-        base: usize,
-        resource: usize,
-    ) -> usize {
-        match self.by_address.get(&address(v)) {
-            Some(&n) => n,
-            None => self.add(v, parent, step, base, resource),
-        }
     }
 
     fn key_id(&mut self, key: &'a str) -> usize {
@@ -299,10 +286,7 @@ impl<'a> Graph<'a> {
                 continue;
             }
             for (child, seg) in keyword_subschemas(k, sub) {
-                let n = match self.by_address.get(&address(child)) {
-                    Some(&n) => n,
-                    None => self.add(child, at, seg.step(k), base, resource),
-                };
+                let n = self.node(child, at, || seg.step(k), base, resource);
                 let label = match (k, seg) {
                     ("properties", Seg::Key(key)) => {
                         let key = self.key_id(key);
@@ -393,7 +377,7 @@ impl<'a> Graph<'a> {
                         .nodes
                         .get(target)
                         .map_or((0, 0), |t| (t.base, t.resource));
-                    out.push(self.node(v, target, fragment.to_string(), b, r));
+                    out.push(self.node(v, target, || fragment.to_string(), b, r));
                 }
             } else if let Some(&n) = self.ids.get(&format!("{target_uri}#{fragment}")) {
                 out.push(n);

@@ -11,12 +11,15 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
+use crate::options::checks::{at_least_one, finite_non_negative};
+use crate::options::options;
 
 /// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BreakerState {
     /// Calls go through; failures are counted.
+    #[default]
     Closed,
     /// Calls must not be made until the reset timeout has passed.
     Open,
@@ -27,44 +30,25 @@ pub enum BreakerState {
 impl BreakerState {
     /// The JS string of the state.
     pub fn as_str(self) -> &'static str {
-        match self {
-            BreakerState::Closed => "closed",
-            BreakerState::Open => "open",
-            BreakerState::HalfOpen => "half-open",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 }
 
-/// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct BreakerOptions {
-    /// Consecutive failures (since the last success) that open the breaker; at least 1.
-    pub failure_threshold: u32,
-    /// How long the breaker stays open after the last failure; finite, `>= 0`.
-    pub reset_timeout_ms: f64,
-}
-
-impl Default for BreakerOptions {
-    fn default() -> Self {
-        BreakerOptions {
-            failure_threshold: 3,
-            reset_timeout_ms: 60000.0,
-        }
-    }
-}
-
-impl BreakerOptions {
-    /// Range checks the types cannot express; errors name the JS field.
-    pub fn check(&self) -> Result<(), OptionError> {
-        OptionError::at_least_one("failureThreshold", self.failure_threshold)?;
-        OptionError::finite_non_negative("resetTimeoutMs", self.reset_timeout_ms)
+options! {
+    /// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
+    pub struct BreakerOptions;
+    {
+        /// Consecutive failures (since the last success) that open the breaker; at least 1.
+        pub failure_threshold: u32 = 3, check at_least_one,
+        /// How long the breaker stays open after the last failure; finite, `>= 0`.
+        pub reset_timeout_ms: f64 = 60000.0, check finite_non_negative,
     }
 }
 
 /// A circuit breaker. Its whole state serialises as
 /// `{ options, state, failures, lastFailureAt }` (`toJSON`/`fromJSON`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CircuitBreaker {
     options: BreakerOptions,
@@ -73,21 +57,13 @@ pub struct CircuitBreaker {
     last_failure_at: Option<f64>,
 }
 
-impl Default for CircuitBreaker {
-    fn default() -> Self {
-        CircuitBreaker::new(BreakerOptions::default())
-    }
-}
-
 impl CircuitBreaker {
     /// A closed breaker. Does not check the options: use [`CircuitBreaker::try_new`]
     /// for options that came from outside.
     pub fn new(options: BreakerOptions) -> CircuitBreaker {
         CircuitBreaker {
             options,
-            state: BreakerState::Closed,
-            failures: 0,
-            last_failure_at: None,
+            ..CircuitBreaker::default()
         }
     }
 

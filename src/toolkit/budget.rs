@@ -93,9 +93,9 @@ impl AgentBudget {
         })
     }
 
-    /// Checks a deserialised budget (`fromJSON`).
+    /// Checks a deserialised budget (`fromJSON`): its options (errors under `options`).
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()
+        self.options.check().map_err(|e| e.under("options"))
     }
 
     // ---- getters ----

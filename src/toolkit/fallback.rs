@@ -227,9 +227,10 @@ impl FallbackChain {
         Ok(chain)
     }
 
-    /// Checks a deserialised chain (`fromJSON`).
+    /// Checks a deserialised chain (`fromJSON`): its options (errors under `options`), then
+    /// its breakers.
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()?;
+        self.options.check().map_err(|e| e.under("options"))?;
         for b in self.breakers.values() {
             b.check()?;
         }

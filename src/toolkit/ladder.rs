@@ -160,7 +160,7 @@ impl DegradationLadder {
 
     /// Checks a deserialised ladder (`fromJSON`).
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()
+        self.options.check().map_err(|e| e.under("options"))
     }
 
     /// The options the ladder was built with.
@@ -261,6 +261,10 @@ struct Texts {
     apology: &'static str,
 }
 
+fn texts(locale: Locale) -> &'static Texts {
+    locale.pick(&EN, &JA, &ZH)
+}
+
 const EN: Texts = Texts {
     partial_intro: "These capabilities are unavailable right now:",
     partial_system: "Tools are unavailable: you cannot search, browse, run code or call any tool. Answer the user's request from your own knowledge as well as you can. Say clearly which parts you could not verify or may be out of date, and do not pretend to have used a tool.",
@@ -287,10 +291,6 @@ const ZH: Texts = Texts {
     minimal_disclaimer: "注意：服务当前处于降级状态，因此这里只提供简短回答，可能不完整，请核实重要信息。",
     apology: "抱歉，由于服务当前不可用，此请求暂时无法完成。请稍后再试。",
 };
-
-fn texts(locale: Locale) -> &'static Texts {
-    locale.pick(&EN, &JA, &ZH)
-}
 
 /// The disclaimer appended at `level` (`""` for `full` and `unavailable`).
 pub fn disclaimer(level: Level, locale: Locale) -> &'static str {

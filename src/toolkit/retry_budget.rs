@@ -26,6 +26,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
+use crate::options::checks::finite_non_negative;
+use crate::options::options;
 
 /// Buckets per window.
 pub const SLICES: usize = 10;
@@ -36,42 +38,29 @@ const MAX_COUNT: u64 = 9_007_199_254_740_991;
 /// Tolerance for the float sum `ratio × first calls + reserve`.
 const EPSILON: f64 = 1e-9;
 
-/// Budget settings (`{ ratio: 0.1, minPerSecond: 1, windowMs: 10000 }` by default).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-pub struct RetryBudgetOptions {
-    /// Resends allowed per first call in the window; finite, `>= 0`.
-    pub ratio: f64,
-    /// Resends allowed per second of window whatever the traffic; finite, `>= 0`.
-    pub min_per_second: f64,
-    /// The sliding window; finite, at least 10 ms (one per slice).
-    pub window_ms: f64,
+options! {
+    /// Budget settings (`{ ratio: 0.1, minPerSecond: 1, windowMs: 10000 }` by default).
+    #[serde(deny_unknown_fields)]
+    pub struct RetryBudgetOptions;
+    {
+        /// Resends allowed per first call in the window; finite, `>= 0`.
+        pub ratio: f64 = 0.1, check finite_non_negative,
+        /// Resends allowed per second of window whatever the traffic; finite, `>= 0`.
+        pub min_per_second: f64 = 1.0, check finite_non_negative,
+        /// The sliding window; finite, at least 10 ms (one per slice).
+        pub window_ms: f64 = 10_000.0, check one_ms_per_slice,
+    }
 }
 
-impl Default for RetryBudgetOptions {
-    fn default() -> Self {
-        RetryBudgetOptions {
-            ratio: 0.1,
-            min_per_second: 1.0,
-            window_ms: 10_000.0,
-        }
+/// `windowMs`: finite, at least one millisecond per slice.
+fn one_ms_per_slice(window_ms: &f64) -> Result<(), &'static str> {
+    match window_ms.is_finite() && *window_ms >= SLICES as f64 {
+        true => Ok(()),
+        false => Err("must be a finite number >= 10 (one millisecond per slice)"),
     }
 }
 
 impl RetryBudgetOptions {
-    /// Range checks the types cannot express; errors name the JS field.
-    pub fn check(&self) -> Result<(), OptionError> {
-        OptionError::finite_non_negative("ratio", self.ratio)?;
-        OptionError::finite_non_negative("minPerSecond", self.min_per_second)?;
-        if !(self.window_ms.is_finite() && self.window_ms >= SLICES as f64) {
-            return Err(OptionError::range(
-                "windowMs",
-                "must be a finite number >= 10 (one millisecond per slice)",
-            ));
-        }
-        Ok(())
-    }
-
     /// The resends allowed whatever the traffic: `minPerSecond × windowMs / 1000`.
     pub fn reserve(&self) -> f64 {
         self.min_per_second * self.window_ms / 1000.0
@@ -94,7 +83,7 @@ struct Bucket {
 
 /// A retry budget shared by any number of loops. Its whole state serialises as
 /// `{ options, buckets, latest }` (`toJSON` / `fromJSON`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RetryBudget {
     options: RetryBudgetOptions,
@@ -104,20 +93,13 @@ pub struct RetryBudget {
     latest: Option<f64>,
 }
 
-impl Default for RetryBudget {
-    fn default() -> Self {
-        RetryBudget::new(RetryBudgetOptions::default())
-    }
-}
-
 impl RetryBudget {
     /// An empty budget. Does not check the options: use [`RetryBudget::try_new`] for options
     /// that came from outside.
     pub fn new(options: RetryBudgetOptions) -> RetryBudget {
         RetryBudget {
             options,
-            buckets: [Bucket::default(); SLICES + 1],
-            latest: None,
+            ..RetryBudget::default()
         }
     }
 

@@ -30,46 +30,27 @@ use serde_json::Value;
 
 use super::neutralise;
 use crate::error::OptionError;
+use crate::options::checks::{at_least_one, finite_non_negative};
+use crate::options::options;
 use crate::prompt::Prompt;
 use crate::structured::repair_json;
 
-/// Supervisor limits (SPEC defaults in `Default`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct SupervisorOptions {
-    /// Default 30; at least 1.
-    pub max_steps: u32,
-    /// Default 300000; finite, `>= 0`.
-    pub max_duration_ms: f64,
-    /// Default 500000.
-    pub max_tokens: u64,
-    /// Default 5: how many recent steps loop detection looks at.
-    pub loop_window: u32,
-    /// Default 10: no review before this many steps.
-    pub review_after_steps: u32,
-    /// Default 5: review on every step count divisible by this; at least 1.
-    pub review_every: u32,
-}
-
-impl Default for SupervisorOptions {
-    fn default() -> Self {
-        SupervisorOptions {
-            max_steps: 30,
-            max_duration_ms: 300_000.0,
-            max_tokens: 500_000,
-            loop_window: 5,
-            review_after_steps: 10,
-            review_every: 5,
-        }
-    }
-}
-
-impl SupervisorOptions {
-    /// Range checks the types cannot express; errors name the JS field.
-    pub fn check(&self) -> Result<(), OptionError> {
-        OptionError::at_least_one("maxSteps", self.max_steps)?;
-        OptionError::finite_non_negative("maxDurationMs", self.max_duration_ms)?;
-        OptionError::at_least_one("reviewEvery", self.review_every)
+options! {
+    /// Supervisor limits (SPEC defaults in `Default`).
+    pub struct SupervisorOptions;
+    {
+        /// Default 30; at least 1.
+        pub max_steps: u32 = 30, check at_least_one,
+        /// Default 300000; finite, `>= 0`.
+        pub max_duration_ms: f64 = 300_000.0, check finite_non_negative,
+        /// Default 500000.
+        pub max_tokens: u64 = 500_000,
+        /// Default 5: how many recent steps loop detection looks at.
+        pub loop_window: u32 = 5,
+        /// Default 10: no review before this many steps.
+        pub review_after_steps: u32 = 10,
+        /// Default 5: review on every step count divisible by this; at least 1.
+        pub review_every: u32 = 5, check at_least_one,
     }
 }
 
@@ -106,14 +87,8 @@ pub enum InterventionStrategy {
 impl InterventionStrategy {
     /// The JS string of the strategy.
     pub fn as_str(self) -> &'static str {
-        match self {
-            InterventionStrategy::ResetWithSummary => "reset_with_summary",
-            InterventionStrategy::ForceCompletion => "force_completion",
-            InterventionStrategy::CompressAndContinue => "compress_and_continue",
-            InterventionStrategy::BreakLoop => "break_loop",
-            InterventionStrategy::AlternativeApproach => "alternative_approach",
-            InterventionStrategy::GuidedCorrection => "guided_correction",
-        }
+        // The serde name: the derive's rename is the one place it is written.
+        crate::wire::name_of(&self).unwrap_or_default()
     }
 }
 
@@ -192,9 +167,9 @@ impl Supervisor {
         })
     }
 
-    /// Checks a deserialised supervisor (`fromJSON`).
+    /// Checks a deserialised supervisor (`fromJSON`): its options (errors under `options`).
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()?;
+        self.options.check().map_err(|e| e.under("options"))?;
         if !self.started_at.is_finite() {
             return Err(OptionError::range("startedAt", "must be a finite number"));
         }

@@ -81,6 +81,8 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
     "ai-core.mjs", "ai.d.cts", "ai.d.mts", "ai.node.cjs", "ai.node.mjs", "ai.web.mjs", "ai.workerd.mjs",
     "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
+    // the backoff wait heal and selfheal/ai share
+    "sleep.d.mts", "sleep.mjs",
     "selfheal.d.ts", "selfheal.js", "selfheal_bg.wasm",
     "snippets/selfheal-HASH/js/snippets/gather.js", "snippets/selfheal-HASH/js/snippets/instructions.js",
     "snippets/selfheal-HASH/js/snippets/schema_keys.js",

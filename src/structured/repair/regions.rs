@@ -116,10 +116,7 @@ fn find_opening_fence(text: &str, from: usize) -> Option<usize> {
     let mut search = from;
     while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
         let at = search + rel;
-        let mut back = at;
-        while back > 0 && bytes.get(back - 1).is_some_and(|&c| is_inline_ws(c)) {
-            back -= 1;
-        }
+        let back = blanks_before(bytes, at, 0);
         // Also `[```json` / `{```json` opening the text: a bracket typed before the fence.
         let bracketed = text
             .get(..at)
@@ -136,6 +133,15 @@ fn find_opening_fence(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Where the blanks right before `at` start (not before `floor`).
+fn blanks_before(bytes: &[u8], at: usize, floor: usize) -> usize {
+    let mut back = at;
+    while back > floor && bytes.get(back - 1).is_some_and(|&c| is_inline_ws(c)) {
+        back -= 1;
+    }
+    back
+}
+
 /// The first closing fence from `from` on: three backticks that start their
 /// line or end it (a fence glued to the value's last brace).
 fn find_closing_fence(text: &str, from: usize) -> Option<usize> {
@@ -143,10 +149,7 @@ fn find_closing_fence(text: &str, from: usize) -> Option<usize> {
     let mut search = from;
     while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
         let at = search + rel;
-        let mut back = at;
-        while back > from && bytes.get(back - 1).is_some_and(|&c| is_inline_ws(c)) {
-            back -= 1;
-        }
+        let back = blanks_before(bytes, at, from);
         let starts_line = back == from || matches!(bytes.get(back - 1), Some(b'\n' | b'\r'));
         let mut fwd = at;
         while bytes.get(fwd) == Some(&b'`') {

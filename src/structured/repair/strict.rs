@@ -23,6 +23,15 @@ impl<'de> Deserialize<'de> for StrictJson {
     }
 }
 
+/// Visitor methods that accept a scalar as it is: `name(argument type)`, ….
+macro_rules! accept_scalars {
+    ($($method:ident($($arg:ty)?)),* $(,)?) => {
+        $(fn $method<E: de::Error>(self, $(_: $arg)?) -> Result<StrictJson, E> {
+            Ok(StrictJson)
+        })*
+    };
+}
+
 struct StrictVisitor;
 
 impl<'de> Visitor<'de> for StrictVisitor {
@@ -31,32 +40,9 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_i128<E: de::Error>(self, _: i128) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_u128<E: de::Error>(self, _: u128) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<StrictJson, E> {
-        Ok(StrictJson)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<StrictJson, E> {
-        Ok(StrictJson)
+    accept_scalars! {
+        visit_bool(bool), visit_i64(i64), visit_u64(u64), visit_i128(i128), visit_u128(u128),
+        visit_f64(f64), visit_str(&str), visit_unit(), visit_none(),
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StrictJson, A::Error> {
         while seq.next_element::<StrictJson>()?.is_some() {}

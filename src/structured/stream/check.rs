@@ -41,7 +41,7 @@ use super::keywords::{
     types_text, Closed,
 };
 use super::reader::Container;
-use super::subschema::{NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
+use super::subschema::{Node, NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
 use super::Violation;
 use crate::structured::{FailureIssue, FailureKind};
 
@@ -153,6 +153,17 @@ struct Failure {
     message: String,
 }
 
+impl Failure {
+    fn at(path: &str, keyword: &'static str, message: String) -> Failure {
+        let path = path.to_owned();
+        Failure {
+            path,
+            keyword,
+            message,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub(super) struct Checker {
     schema: Arc<StreamSchema>,
@@ -205,35 +216,24 @@ impl Checker {
         let schema = Arc::clone(&self.schema);
         let mut key_value: Option<Value> = None;
         for i in self.frame_range() {
-            let Some(app) = self.apps.get(i).copied() else {
+            let Some((app, node)) = self.live_app(&schema, i) else {
                 continue;
             };
-            let Some(node) = schema.node(app.node) else {
-                continue;
-            };
-            if !self.alive(app.branch) {
-                continue;
-            }
             if let Some(names) = node.property_names {
                 let name = key_value.get_or_insert_with(|| Value::String(key.to_owned()));
                 if let Some(f) = self.evaluate(names, name, path) {
-                    let failure = Failure {
-                        path: path.to_owned(),
-                        keyword: "propertyNames",
-                        message: f.message,
-                    };
-                    self.kill(app.branch, failure, out);
+                    self.kill(
+                        app.branch,
+                        Failure::at(path, "propertyNames", f.message),
+                        out,
+                    );
                     continue;
                 }
             }
             if let (Some(max), Some(count)) = (node.max_properties, count) {
                 if count as u64 > max {
-                    let failure = Failure {
-                        path: path.to_owned(),
-                        keyword: "maxProperties",
-                        message: format!("the object has more than {max} properties"),
-                    };
-                    self.kill(app.branch, failure, out);
+                    let message = format!("the object has more than {max} properties");
+                    self.kill(app.branch, Failure::at(path, "maxProperties", message), out);
                     continue;
                 }
             }
@@ -265,15 +265,15 @@ impl Checker {
             }
             if let Some(additional) = node.additional_properties {
                 if schema.is_false(additional) {
-                    let failure = Failure {
-                        path: path.to_owned(),
-                        keyword: "additionalProperties",
-                        message: format!(
-                            "Additional properties are not allowed ({} was unexpected)",
-                            quote_str(key)
-                        ),
-                    };
-                    self.kill(app.branch, failure, out);
+                    let message = format!(
+                        "Additional properties are not allowed ({} was unexpected)",
+                        quote_str(key)
+                    );
+                    self.kill(
+                        app.branch,
+                        Failure::at(path, "additionalProperties", message),
+                        out,
+                    );
                 } else {
                     self.pending.push(App {
                         node: additional,
@@ -289,23 +289,13 @@ impl Checker {
         self.pending.clear();
         let schema = Arc::clone(&self.schema);
         for i in self.frame_range() {
-            let Some(app) = self.apps.get(i).copied() else {
+            let Some((app, node)) = self.live_app(&schema, i) else {
                 continue;
             };
-            let Some(node) = schema.node(app.node) else {
-                continue;
-            };
-            if !self.alive(app.branch) {
-                continue;
-            }
             if let Some(max) = node.max_items {
                 if index as u64 + 1 > max {
-                    let failure = Failure {
-                        path: path.to_owned(),
-                        keyword: "maxItems",
-                        message: format!("the array has more than {max} items"),
-                    };
-                    self.kill(app.branch, failure, out);
+                    let message = format!("the array has more than {max} items");
+                    self.kill(app.branch, Failure::at(path, "maxItems", message), out);
                     continue;
                 }
             }
@@ -320,14 +310,13 @@ impl Checker {
                 && index >= node.prefix_items.len()
                 && schema.is_false(child)
             {
-                let failure = Failure {
-                    path: path.to_owned(),
-                    keyword: "additionalItems",
-                    message: format!(
-                        "Additional items are not allowed (item {index} was unexpected)"
-                    ),
-                };
-                self.kill(app.branch, failure, out);
+                let message =
+                    format!("Additional items are not allowed (item {index} was unexpected)");
+                self.kill(
+                    app.branch,
+                    Failure::at(path, "additionalItems", message),
+                    out,
+                );
                 continue;
             }
             self.pending.push(App {
@@ -390,17 +379,17 @@ impl Checker {
                     continue;
                 }
                 let failure = if node.is_false {
-                    Failure {
-                        path: path.to_owned(),
-                        keyword: "falseSchema",
-                        message: format!("False schema does not allow {}", describe(kind)),
-                    }
+                    Failure::at(
+                        path,
+                        "falseSchema",
+                        format!("False schema does not allow {}", describe(kind)),
+                    )
                 } else {
-                    Failure {
-                        path: path.to_owned(),
-                        keyword: "type",
-                        message: format!("{} is not of {}", describe(kind), types_text(node.types)),
-                    }
+                    Failure::at(
+                        path,
+                        "type",
+                        format!("{} is not of {}", describe(kind), types_text(node.types)),
+                    )
                 };
                 self.kill(app.branch, failure, out);
                 continue;
@@ -551,6 +540,13 @@ impl Checker {
 
     fn frame_apps(&self) -> &[App] {
         self.apps.get(self.frame_range()).unwrap_or_default()
+    }
+
+    /// Application `i` and its node, if its branch is alive.
+    fn live_app<'s>(&self, schema: &'s StreamSchema, i: usize) -> Option<(App, &'s Node)> {
+        let app = self.apps.get(i).copied()?;
+        let node = schema.node(app.node)?;
+        self.alive(app.branch).then_some((app, node))
     }
 
     fn frame_range(&self) -> std::ops::Range<usize> {

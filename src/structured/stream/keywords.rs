@@ -75,17 +75,12 @@ fn string_failure(schema: &StreamSchema, node: &Node, s: &str, value: &Value) ->
             ));
         }
     }
-    if let Some(pattern) = node.pattern {
-        if schema.lazy_valid(pattern, value) == Some(false) {
-            return Some((
-                "pattern",
-                format!(
-                    "{} does not match {}",
-                    quote_value(value),
-                    clip(&schema.lazy_argument(pattern), QUOTE_CHARS)
-                ),
-            ));
-        }
+    if let Some(pattern) = lazy_refusal(schema, node.pattern, value) {
+        let pattern = clip(&pattern, QUOTE_CHARS);
+        return Some((
+            "pattern",
+            format!("{} does not match {pattern}", quote_value(value)),
+        ));
     }
     None
 }
@@ -117,18 +112,17 @@ fn number_failure(schema: &StreamSchema, node: &Node, n: &Number, value: &Value)
             ));
         }
     }
-    if let Some(multiple) = node.multiple_of {
-        if schema.lazy_valid(multiple, value) == Some(false) {
-            return Some((
-                "multipleOf",
-                format!(
-                    "{n} is not a multiple of {}",
-                    schema.lazy_argument(multiple)
-                ),
-            ));
-        }
+    if let Some(multiple) = lazy_refusal(schema, node.multiple_of, value) {
+        return Some(("multipleOf", format!("{n} is not a multiple of {multiple}")));
     }
     None
+}
+
+/// The argument of the lazily compiled keyword `index` (`pattern`, `multipleOf`) when it
+/// refuses `value`.
+fn lazy_refusal(schema: &StreamSchema, index: Option<usize>, value: &Value) -> Option<String> {
+    let index = index?;
+    (schema.lazy_valid(index, value) == Some(false)).then(|| schema.lazy_argument(index))
 }
 
 /// What a closed container's close-time checks look at: an object's

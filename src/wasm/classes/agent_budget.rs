@@ -72,10 +72,4 @@ impl JsAgentBudget {
     }
 }
 
-super::state_json!(
-    JsAgentBudget,
-    "AgentBudget",
-    AgentBudget,
-    check: |b: &AgentBudget| b.options().check().map_err(|e| e.under("options")),
-    wrap: |b| JsAgentBudget { inner: State::new(b) }
-);
+super::state_json!(JsAgentBudget, "AgentBudget", AgentBudget);

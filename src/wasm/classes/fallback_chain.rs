@@ -108,13 +108,4 @@ impl JsFallbackChain {
     }
 }
 
-super::state_json!(
-    JsFallbackChain,
-    "FallbackChain",
-    FallbackChain,
-    check: |c: &FallbackChain| {
-        c.options().check().map_err(|e| e.under("options"))?;
-        c.check()
-    },
-    wrap: |c| JsFallbackChain { inner: State::new(c) }
-);
+super::state_json!(JsFallbackChain, "FallbackChain", FallbackChain);

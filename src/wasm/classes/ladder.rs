@@ -52,10 +52,4 @@ impl JsDegradationLadder {
     }
 }
 
-super::state_json!(
-    JsDegradationLadder,
-    "DegradationLadder",
-    DegradationLadder,
-    check: |l: &DegradationLadder| l.options().check().map_err(|e| e.under("options")),
-    wrap: |l| JsDegradationLadder { inner: State::new(l) }
-);
+super::state_json!(JsDegradationLadder, "DegradationLadder", DegradationLadder);

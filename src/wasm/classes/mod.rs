@@ -80,6 +80,16 @@ pub(crate) fn under_options(e: OptionError) -> JsValue {
 /// `toJSON()` and `X.fromJSON(state)` of a class that is its core type's state: the state
 /// serialised whole, and read back by [`from_state`] (`check` on the result), then `wrap`ped.
 macro_rules! state_json {
+    // A class whose `inner` is a `State` of its core type, checked by the core's `check()`.
+    ($js:ident, $class:literal, $core:ty) => {
+        $crate::wasm::classes::state_json!($js, $class, $core, wrap: |c| $js {
+            inner: State::new(c)
+        });
+    };
+    // Without `check`: the core type's own `check()`.
+    ($js:ident, $class:literal, $core:ty, wrap: $wrap:expr) => {
+        $crate::wasm::classes::state_json!($js, $class, $core, check: <$core>::check, wrap: $wrap);
+    };
     ($js:ident, $class:literal, $core:ty, check: $check:expr, wrap: $wrap:expr) => {
         #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
         impl $js {

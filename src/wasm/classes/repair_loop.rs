@@ -36,21 +36,19 @@ impl JsRepairLoop {
         breaker: JsValue,
         retry_budget: JsValue,
     ) -> Result<JsRepairLoop, JsValue> {
-        let o: LoopOptions = de::from_js(&options, "options")?;
+        let mut o: LoopOptions = de::from_js(&options, "options")?;
         // Read beside the serde fields: a schema may be a live `Schema`, rules have their reader.
         let schema = read::field(&options, "schema", "options")?;
         let schema = match read::is_nullish(&schema) {
             true => None,
             false => Some(schema_arg(&schema, "options.schema")?),
         };
-        let rules = rules_js::opt_rules(&options, "options")?;
+        o.rules = Some(rules_js::opt_rules(&options, "options")?);
         let breaker = breaker_arg(&breaker, "breaker")?;
         let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
         // The seed is drawn once every option has been read.
         let seed = if o.has_seed() { 0 } else { random_seed()? };
-        let mut config = o.resolve(seed);
-        config.rules = rules;
-        let inner = RepairLoop::new(config, schema).map_err(|e| e.under("options"))?;
+        let inner = RepairLoop::new(o.resolve(seed), schema).map_err(|e| e.under("options"))?;
         Ok(JsRepairLoop::wrap(inner, breaker, retry_budget))
     }
 
@@ -126,13 +124,9 @@ impl JsRepairLoop {
 
     /// `RepairLoop.fromJSON(state, breaker?, retryBudget?)`.
     #[wasm_bindgen(js_name = fromJSON)]
-    pub fn restore(
-        state: JsValue,
-        breaker: JsValue,
-        retry_budget: JsValue,
-    ) -> Result<JsRepairLoop, JsValue> {
+    pub fn restore(state: JsValue, breaker: JsValue, budget: JsValue) -> Result<Self, JsValue> {
         let breaker = breaker_arg(&breaker, "breaker")?;
-        let retry_budget = retry_budget_arg(&retry_budget, "retryBudget")?;
+        let retry_budget = retry_budget_arg(&budget, "retryBudget")?;
         let text = read::json_text(&state, "state")?;
         let snapshot: Snapshot = serde_json::from_str(&text)
             .map_err(|e| OptionError::type_("state", &format!("is not a RepairLoop state: {e}")))?;

@@ -78,6 +78,5 @@ super::state_json!(
     JsRetryBudget,
     "RetryBudget",
     RetryBudget,
-    check: RetryBudget::check,
     wrap: |b| JsRetryBudget { inner: Shared::new(&RETRY_BUDGETS, b) }
 );

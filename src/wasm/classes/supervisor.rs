@@ -52,13 +52,4 @@ impl JsSupervisor {
     }
 }
 
-super::state_json!(
-    JsSupervisor,
-    "Supervisor",
-    Supervisor,
-    check: |s: &Supervisor| {
-        s.options().check().map_err(|e| e.under("options"))?;
-        s.check()
-    },
-    wrap: |s| JsSupervisor { inner: State::new(s) }
-);
+super::state_json!(JsSupervisor, "Supervisor", Supervisor);
