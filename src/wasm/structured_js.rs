@@ -212,7 +212,7 @@ fn schema_value(v: &JsValue, field: &str) -> Read<serde_json::Value> {
         None if read::is_object(v) => object_schema_text(v, field)?,
         None => return not_a_schema(v, field),
     };
-    serde_json::from_str(&text)
+    selfheal_json::parse_value(&text)
         .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))
 }
 
@@ -298,7 +298,7 @@ impl JsSchema {
             return Err(js_sys::Error::new(LITE_VALIDATE).into());
         }
         let text = read::json_text(&value, "value")?;
-        let value: serde_json::Value = serde_json::from_str(&text)
+        let value: serde_json::Value = selfheal_json::parse_value(&text)
             .or_else(|e| type_err("value", format!("could not be read as JSON: {e}")))?;
         match self.compiled.validate(&value) {
             None => Ok(JsValue::NULL),
