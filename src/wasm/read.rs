@@ -238,134 +238,16 @@ extern "C" {
     fn start_outcome(outcome: &JsValue) -> Result<String, JsValue>;
 }
 
-/// A string or a finite number, as js/snippets/gather.js keeps them. By hand, not `untagged`:
-/// that buffers each value and builds an error for every number it first tries as a string,
-/// on the path of every error outcome.
-enum Scalar {
-    Text(String),
-    Number(f64),
-}
-
-impl<'de> serde::Deserialize<'de> for Scalar {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = Scalar;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string or a number")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
-                Ok(Scalar::Text(v.to_string()))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v as f64))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
-                Ok(Scalar::Number(v as f64))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-impl Scalar {
-    fn into_string(self) -> String {
-        match self {
-            Scalar::Text(s) => s,
-            Scalar::Number(n) => n.to_string(),
-        }
-    }
-
-    fn status(&self) -> Option<u16> {
-        let n = match self {
-            Scalar::Number(n) => *n,
-            Scalar::Text(s) => s.trim().parse::<f64>().ok()?,
-        };
-        (n.fract() == 0.0 && (100.0..=999.0).contains(&n)).then_some(n as u16)
-    }
-}
-
-/// What js/snippets/gather.js reads (`gatherError`), by name. Each list holds its places in the order
-/// the gatherer reads them; see `ErrorInfo` for what each place is. The gatherer leaves out
-/// empty, false and null fields: they are the defaults here.
-#[derive(Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-struct Gathered {
-    present: bool,
-    name: Option<String>,
-    class_name: Option<String>,
-    /// `status`, `statusCode`, `response.status`, `$metadata.httpStatusCode`.
-    status: Vec<Scalar>,
-    /// 4xx/5xx numbers in `code` / `error.code` places: the status when there is no other.
-    body_status: Vec<f64>,
-    status_texts: Vec<String>,
-    types: Vec<String>,
-    codes: Vec<Scalar>,
-    messages: Vec<String>,
-    cause_names: Vec<String>,
-    retryable: bool,
-    overloaded: bool,
-    flagged: bool,
-    headers: Vec<(String, Scalar)>,
-}
-
-impl From<Gathered> for ErrorInfo {
-    fn from(g: Gathered) -> ErrorInfo {
-        // Without `..`: a field added to the record must be placed here.
-        let Gathered {
-            present,
-            name,
-            class_name,
-            status,
-            body_status,
-            status_texts,
-            types,
-            codes,
-            messages,
-            cause_names,
-            retryable,
-            overloaded,
-            flagged,
-            headers,
-        } = g;
-        let body_status = || {
-            body_status
-                .iter()
-                .map(|n| Scalar::Number(*n))
-                .find_map(|s| s.status().filter(|s| (400..=599).contains(s)))
-        };
-        ErrorInfo {
-            present,
-            name,
-            class_name,
-            status: status.iter().find_map(Scalar::status).or_else(body_status),
-            headers: headers
-                .into_iter()
-                .map(|(name, value)| (name.to_ascii_lowercase(), value.into_string()))
-                .collect(),
-            types,
-            codes: codes.into_iter().map(Scalar::into_string).collect(),
-            messages,
-            status_texts,
-            cause_names,
-            retryable,
-            overloaded,
-            flagged,
-        }
-    }
-}
+pub use selfheal_json::gather::{OutcomeKind, OutcomeStart};
 
 /// Everything SPEC section 3 reads from a thrown value. Never throws: anything unreadable is
 /// absent. The reading itself happens in js/snippets/gather.js, in one boundary crossing.
 pub fn error_info(error: &JsValue) -> ErrorInfo {
     match gather_error(error)
         .ok()
-        .and_then(|text| serde_json::from_str::<Gathered>(&text).ok())
+        .and_then(|text| selfheal_json::gather::error_info(&text))
     {
-        Some(g) => g.into(),
+        Some(info) => info,
         // Not reachable by design (the gatherer catches everything and only emits what this
         // reads); should it ever happen, the error is present and says nothing.
         None => ErrorInfo {
@@ -375,64 +257,11 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// How `next(outcome)` starts, as js/snippets/gather.js `startOutcome` reports it.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Start {
-    #[serde(rename = "as")]
-    tag: StartTag,
-    #[serde(default)]
-    cost_usd: f64,
-    #[serde(default)]
-    error: Gathered,
-    kind: Option<OutcomeKind>,
-}
-
-/// `outcome.kind`, by its serde names.
-#[derive(Clone, Copy, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutcomeKind {
-    Reply,
-    Error,
-    Rejected,
-    Invalid,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum StartTag {
-    Error,
-    Kind,
-    Fields,
-}
-
-/// How reading an outcome starts (one crossing).
-pub enum OutcomeStart {
-    /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
-    Error(ErrorInfo, f64),
-    /// "reply", "rejected" or "invalid": the kind, read once; the rest is read field by field.
-    Kind(OutcomeKind),
-    /// Anything else: read it all field by field (with its errors for bad fields).
-    Unread,
-}
-
+/// How `next(outcome)` starts (one crossing; read by `selfheal_json::gather`).
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
-    let start = start_outcome(outcome)
-        .ok()
-        .and_then(|text| serde_json::from_str::<Start>(&text).ok());
-    match start {
-        Some(Start {
-            tag: StartTag::Error,
-            cost_usd,
-            error,
-            ..
-        }) => OutcomeStart::Error(error.into(), cost_usd),
-        Some(Start {
-            tag: StartTag::Kind,
-            kind: Some(kind),
-            ..
-        }) => OutcomeStart::Kind(kind),
-        _ => OutcomeStart::Unread,
+    match start_outcome(outcome) {
+        Ok(text) => selfheal_json::gather::outcome_start(&text),
+        Err(_) => OutcomeStart::Unread,
     }
 }
 

@@ -7,8 +7,11 @@
 //! [`Value`] is instantiated here, behind the non-generic [`parse_value`], and selfheal calls
 //! that instead of `serde_json::from_str::<Value>`.
 
+pub mod classify;
 pub mod fix;
+pub mod gather;
 pub mod repair;
+pub mod text;
 
 use serde_json::Value;
 
