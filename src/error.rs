@@ -69,3 +69,13 @@ impl From<SchemaError> for OptionError {
         OptionError::type_("schema", &format!("is not usable: {e}"))
     }
 }
+
+impl From<crate::classify::RuleError> for OptionError {
+    fn from(e: crate::classify::RuleError) -> Self {
+        OptionError {
+            field: e.field,
+            message: e.message,
+            is_range: e.is_range,
+        }
+    }
+}

@@ -10,8 +10,6 @@
 
 mod align;
 mod coerce;
-pub mod fix;
-pub mod repair;
 pub mod schema;
 mod schema_doc;
 pub mod stream;
@@ -22,6 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::text::one_line;
+
+// The repair scanner and the fix names live in crates/selfheal-json, compiled for speed.
+pub use selfheal_json::{fix, repair};
 
 pub use fix::Fix;
 pub use repair::{repair_json, Repaired};
@@ -316,7 +317,7 @@ fn parse_checked(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOpti
     }
     let stop = options.stop_reason.as_deref();
     let truncated = is_cut_off(stop);
-    let syntax_error = match serde_json::from_str::<Value>(raw) {
+    let syntax_error = match selfheal_json::parse_value(raw) {
         Ok(value) => {
             return match (schema, schema.and_then(|s| s.validate(&value))) {
                 (_, None) => Parsed::ok(value, Vec::new(), raw.to_string()),

@@ -454,7 +454,8 @@ impl<'c> JsDe<'c> {
     /// The value as JSON text, read by serde_json (see [`JSON_TOKEN`]).
     fn json(&self) -> Result<serde_json::Value, Error> {
         let text = read::json_text(&self.value, "").map_err(|bad| Error::type_(bad.message))?;
-        serde_json::from_str(&text).map_err(|e| Error::type_(format!("is not usable JSON: {e}")))
+        selfheal_json::parse_value(&text)
+            .map_err(|e| Error::type_(format!("is not usable JSON: {e}")))
     }
 }
 

@@ -198,7 +198,7 @@ extern "C" {
 pub fn error_info(error: &JsValue) -> ErrorInfo {
     match gather_error(error)
         .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
+        .and_then(|text| selfheal_json::gather::error_info(&text))
     {
         Some(info) => info,
         // Not reachable by design (the gatherer catches everything and only emits what this
@@ -210,34 +210,14 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-/// `outcome.kind`, by its serde names.
-#[derive(Clone, Copy, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutcomeKind {
-    Reply,
-    Error,
-    Rejected,
-    Invalid,
-}
+pub use selfheal_json::gather::{OutcomeKind, OutcomeStart};
 
-/// How reading an outcome starts (one crossing), as js/snippets/gather.js `startOutcome` sends
-/// it: serde's externally tagged form, which reads the gathered error without buffering it.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OutcomeStart {
-    /// `{kind: "error", error, costUsd?}` with a valid cost, read whole.
-    Error(ErrorInfo, f64),
-    /// "reply", "rejected" or "invalid": the kind, read once; the rest is read field by field.
-    Kind(OutcomeKind),
-    /// Anything else: read it all field by field (with its errors for bad fields).
-    Unread,
-}
-
+/// How `next(outcome)` starts (one crossing; read by `selfheal_json::gather`).
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
-    start_outcome(outcome)
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(OutcomeStart::Unread)
+    match start_outcome(outcome) {
+        Ok(text) => selfheal_json::gather::outcome_start(&text),
+        Err(_) => OutcomeStart::Unread,
+    }
 }
 
 /// `Validation` for classify: never throws; anything unreadable is absent.

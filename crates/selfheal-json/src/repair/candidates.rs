@@ -14,7 +14,7 @@ use super::regions::{outside_fix, regions, Kind, Region};
 use super::scanner::{Scan, ScanError, Scanned, Scanner};
 use super::strict::StrictJson;
 use super::PathSeg;
-use crate::structured::fix::{Fix, FixList};
+use crate::fix::{Fix, FixList};
 
 /// How many `{`/`[` starting points in prose are tried per reply: bounds the work on text
 /// full of brackets to a constant number of linear passes.
@@ -22,21 +22,21 @@ pub const MAX_CANDIDATES: usize = 64;
 
 /// One candidate value.
 #[derive(Debug, Clone)]
-pub(crate) struct Candidate {
+pub struct Candidate {
     /// Its text: strict JSON for a strict candidate, the scanner's output otherwise (which the
     /// consumer still checks strictly).
-    pub(crate) text: String,
+    pub text: String,
     /// Every fix that produced it, fences and prose around it included.
-    pub(crate) fixes: FixList,
+    pub fixes: FixList,
     /// Read with nothing repaired inside the value itself.
-    pub(crate) strict: bool,
+    pub strict: bool,
     /// Paths of the bare words quoted as strings, which the schema must expect to be strings.
-    pub(crate) bare_words: Vec<Vec<PathSeg>>,
+    pub bare_words: Vec<Vec<PathSeg>>,
 }
 
 /// What the consumer made of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub enum Verdict {
     /// The answer: stop the search.
     Stop,
     /// Go on with the next candidate.
@@ -49,11 +49,11 @@ pub(crate) enum Verdict {
 /// Input the scanner refuses outright (nested deeper than serde_json allows): no candidate of
 /// the reply may be used, not even one before it.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct TooDeep;
+pub struct TooDeep;
 
 /// Calls `visit` with each candidate of `text` in text order, until it breaks. The caller has
 /// already found that `text` as a whole is not strict JSON.
-pub(crate) fn each_candidate(
+pub fn each_candidate(
     text: &str,
     allow_bare: bool,
     visit: &mut dyn FnMut(Candidate) -> Verdict,

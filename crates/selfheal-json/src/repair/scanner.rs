@@ -7,7 +7,7 @@
 
 use super::lexical::*;
 use super::{PathSeg, MAX_DEPTH};
-use crate::structured::fix::{Fix, FixList};
+use crate::fix::{Fix, FixList};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Container {

@@ -93,10 +93,10 @@ mod strings;
 #[cfg(test)]
 mod tests;
 
-pub use super::fix::Fix;
+pub use crate::fix::Fix;
 pub use candidates::MAX_CANDIDATES;
-pub(crate) use candidates::{each_candidate, Candidate, Verdict};
-pub(crate) use strict::is_strict_json;
+pub use candidates::{each_candidate, Candidate, Verdict};
+pub use strict::is_strict_json;
 
 /// Strict JSON text and the kinds of fix that produced it (`repairJson`'s result in JS).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

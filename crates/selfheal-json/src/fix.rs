@@ -145,7 +145,7 @@ impl Fix {
     #[must_use]
     pub fn as_str(self) -> &'static str {
         // The serde name: the derive's rename is the one place it is written.
-        crate::wire::name_of(&self).unwrap_or_default()
+        crate::wire_name::name_of(&self).unwrap_or_default()
     }
 
     /// A distinct bit per kind, so [`FixList`] can deduplicate without searching.
@@ -156,40 +156,40 @@ impl Fix {
 
 /// Fix kinds in first-applied order, each at most once.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct FixList {
+pub struct FixList {
     seen: u64,
     order: Vec<Fix>,
 }
 
 impl FixList {
-    pub(crate) fn add(&mut self, fix: Fix) {
+    pub fn add(&mut self, fix: Fix) {
         if self.seen & fix.bit() == 0 {
             self.seen |= fix.bit();
             self.order.push(fix);
         }
     }
 
-    pub(crate) fn extend(&mut self, fixes: impl IntoIterator<Item = Fix>) {
+    pub fn extend(&mut self, fixes: impl IntoIterator<Item = Fix>) {
         for fix in fixes {
             self.add(fix);
         }
     }
 
     /// A point to go back to with [`FixList::restore`] (a string read again).
-    pub(crate) fn mark(&self) -> (u64, usize) {
+    pub fn mark(&self) -> (u64, usize) {
         (self.seen, self.order.len())
     }
 
-    pub(crate) fn restore(&mut self, (seen, len): (u64, usize)) {
+    pub fn restore(&mut self, (seen, len): (u64, usize)) {
         self.seen = seen;
         self.order.truncate(len);
     }
 
-    pub(crate) fn iter(&self) -> impl Iterator<Item = Fix> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = Fix> + '_ {
         self.order.iter().copied()
     }
 
-    pub(crate) fn into_vec(self) -> Vec<Fix> {
+    pub fn into_vec(self) -> Vec<Fix> {
         self.order
     }
 }

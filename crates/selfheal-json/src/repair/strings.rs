@@ -13,7 +13,7 @@
 
 use super::lexical::*;
 use super::scanner::{Scan, ScanError, Scanner};
-use crate::structured::fix::Fix;
+use crate::fix::Fix;
 
 /// Where a string stops being read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

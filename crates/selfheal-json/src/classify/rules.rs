@@ -109,16 +109,6 @@ pub struct RuleError {
     pub is_range: bool,
 }
 
-impl From<RuleError> for crate::error::OptionError {
-    fn from(e: RuleError) -> Self {
-        crate::error::OptionError {
-            field: e.field,
-            message: e.message,
-            is_range: e.is_range,
-        }
-    }
-}
-
 impl std::fmt::Display for RuleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}", self.field, self.message)

@@ -54,7 +54,7 @@ impl ErrorClass {
 
     pub fn as_str(self) -> &'static str {
         // The serde name: the derive's rename is the one place it is written.
-        crate::wire::name_of(&self).unwrap_or_default()
+        crate::wire_name::name_of(&self).unwrap_or_default()
     }
 }
 

@@ -1,7 +1,7 @@
 //! Regions of a reply: Markdown code fences and the prose between them.
 
 use super::lexical::{is_fence_at, is_inline_ws, is_json_ws, is_json_ws_char};
-use crate::structured::fix::Fix;
+use crate::fix::Fix;
 
 /// What a region is, which decides what may be read from it.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

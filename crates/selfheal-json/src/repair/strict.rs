@@ -11,7 +11,7 @@ use std::fmt;
 /// (`"\uD800"`), so "unchanged" output could fail to parse as a `Value`. This
 /// visitor walks the same `deserialize_any` path as `Value` without
 /// allocating a tree.
-pub(crate) fn is_strict_json(text: &str) -> bool {
+pub fn is_strict_json(text: &str) -> bool {
     serde_json::from_str::<StrictJson>(text).is_ok()
 }
 

@@ -1,0 +1,27 @@
+//! selfheal's hot JSON paths, in their own crate so that they keep opt-level 3 while selfheal
+//! itself is built for size (Cargo.toml, `[profile.release.package.selfheal-json]`;
+//! docs/PERFORMANCE.md, "Where the full build's bytes go").
+//!
+//! Release builds do not share generic code between crates: a generic function is compiled in
+//! the crate that instantiates it, at that crate's opt-level. So serde_json's parser of
+//! [`Value`] is instantiated here, behind the non-generic [`parse_value`], and selfheal calls
+//! that instead of `serde_json::from_str::<Value>`.
+
+pub mod classify;
+pub mod fix;
+pub mod gather;
+pub mod repair;
+pub mod text;
+pub mod wire_name;
+
+use serde_json::Value;
+
+/// `serde_json::from_str::<Value>`, compiled at this crate's opt-level.
+pub fn parse_value(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// `serde_json::to_string(&Value)`, compiled at this crate's opt-level.
+pub fn value_to_string(value: &Value) -> String {
+    value.to_string()
+}
