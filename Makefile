@@ -12,11 +12,11 @@ export CHROMEDRIVER ?= /usr/bin/chromedriver
 GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 
 WASM := pkg/selfheal_bg.wasm
-SOURCES := $(shell find src crates/selfheal-json/src -type f) crates/selfheal-json/Cargo.toml Cargo.toml Cargo.lock $(shell find js -type f) scripts/build.sh scripts/guard_glue.mjs
+SOURCES := $(shell find src crates/selfheal-hot/src -type f) crates/selfheal-hot/Cargo.toml Cargo.toml Cargo.lock $(shell find js -type f) scripts/build.sh scripts/guard_glue.mjs
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 # The full build's size gate, a regression guard at the measured size plus a few KB: 756 KB
-# since the hot paths moved into crates/selfheal-json and selfheal went to opt-level "s" (786 KB
+# since the hot paths moved into crates/selfheal-hot and selfheal went to opt-level "s" (786 KB
 # before; Cargo.toml's profiles); issue 16's goal is 650 KB and docs/PERFORMANCE.md ("Size")
 # says where the build stands against it.
 MAX_GZIP_BYTES := 768000
@@ -65,7 +65,7 @@ test-native:
 	@mkdir -p $(LOGS)
 	cargo test 2>&1 | tee $(LOGS)/native.log
 	cargo test --no-default-features --tests 2>&1 | tee $(LOGS)/native-lite.log
-	cargo test -p selfheal-json 2>&1 | tee $(LOGS)/native-json.log
+	cargo test -p selfheal-hot 2>&1 | tee $(LOGS)/native-json.log
 
 # The wasm-bindgen browser suites in headless Chromium, then in headless Firefox (firefox-esr and
 # geckodriver from scripts/setup.sh test). Chromium now and then never finishes loading a test
@@ -127,7 +127,7 @@ test-playground: $(WASM)
 # No unwrap/expect/panic/unchecked indexing in non-test code (Cargo.toml [lints], clippy.toml).
 lint:
 	cargo clippy --all-targets --quiet -- -D warnings
-	cargo clippy -p selfheal-json --all-targets --quiet -- -D warnings
+	cargo clippy -p selfheal-hot --all-targets --quiet -- -D warnings
 	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --lib --tests --quiet --no-default-features -- -D warnings
 	cargo clippy --lib --quiet --no-default-features --target wasm32-unknown-unknown -- -D warnings

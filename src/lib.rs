@@ -53,14 +53,14 @@
 //! `wasm` module is the only one that knows about JavaScript.
 
 pub mod backoff;
-// classify and text live in crates/selfheal-json (compiled for speed: the path of every outcome).
-pub use selfheal_json::classify;
+// classify and text live in crates/selfheal-hot (compiled for speed: the path of every outcome).
+pub use selfheal_hot::classify;
 pub mod error;
 pub mod options;
 pub mod prompt;
 pub mod repair_loop;
 pub mod structured;
-pub use selfheal_json::text;
+pub use selfheal_hot::text;
 pub mod toolkit;
 pub mod wire;
 

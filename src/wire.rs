@@ -61,4 +61,4 @@ pub fn from_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
     T::deserialize(d).ok()
 }
 
-pub use selfheal_json::wire_name::name_of;
+pub use selfheal_hot::wire_name::name_of;

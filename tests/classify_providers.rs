@@ -1,4 +1,4 @@
-//! SPEC section 10: provider recognition (crates/selfheal-json/src/classify/providers.rs), one test per provider,
+//! SPEC section 10: provider recognition (crates/selfheal-hot/src/classify/providers.rs), one test per provider,
 //! each built from that provider's documented error body (the doc is cited above each test).
 //!
 //! The bodies are JSON as the provider sends it; [`thrown`] reads them the way js/snippets/gather.js

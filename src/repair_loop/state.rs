@@ -329,7 +329,7 @@ impl RepairLoop {
     fn with_value(&self, kept: &Instruction) -> Instruction {
         let has_schema = self.schema.is_some();
         set_value(kept.clone(), |text| match has_schema {
-            true => selfheal_json::parse_value(text).unwrap_or(Value::Null),
+            true => selfheal_hot::parse_value(text).unwrap_or(Value::Null),
             false => Value::String(text.to_string()),
         })
     }
@@ -420,7 +420,7 @@ fn check_saved(s: &SavedState, schema: Option<&CompiledSchema>) -> Result<(), Op
         let same = match schema {
             None => value.as_str() == Some(text.as_str()),
             Some(schema) => {
-                selfheal_json::parse_value(text).ok().as_ref() == Some(value)
+                selfheal_hot::parse_value(text).ok().as_ref() == Some(value)
                     && schema.validate(value).is_none()
             }
         };

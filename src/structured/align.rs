@@ -45,7 +45,7 @@ pub(crate) fn choose(
         }
     };
     let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
-        let Ok(value) = selfheal_json::parse_value(&candidate.text) else {
+        let Ok(value) = selfheal_hot::parse_value(&candidate.text) else {
             return Verdict::NotJson;
         };
         if !bare_words_fit(schema, &candidate.bare_words) {
@@ -115,7 +115,7 @@ pub(crate) fn strict_failed(
     if let Some(inner) = inner {
         let mut base = FixList::default();
         base.add(Fix::StringEncodedJson);
-        let parsed = match selfheal_json::parse_value(&inner) {
+        let parsed = match selfheal_hot::parse_value(&inner) {
             Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce, false).ok(),
             Err(e) => {
                 let syntax = FailureReport::single(

@@ -114,7 +114,7 @@ fn convert(value: Value, types: &[&str], views: &Views<'_>, fixes: &mut FixList)
             }
         }
         if wants("object") || wants("array") {
-            if let Ok(inner) = selfheal_json::parse_value(text.trim()) {
+            if let Ok(inner) = selfheal_hot::parse_value(text.trim()) {
                 if (inner.is_object() && wants("object")) || (inner.is_array() && wants("array")) {
                     fixes.add(Fix::StringEncodedJson);
                     return inner;
@@ -317,7 +317,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 /// The JSON number `text` when reading it keeps every digit written.
 fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
-    let value: Value = selfheal_json::parse_value(text).ok()?;
+    let value: Value = selfheal_hot::parse_value(text).ok()?;
     let n = value.as_number()?;
     if n.is_i64() || n.is_u64() {
         return Some(value);

@@ -21,8 +21,8 @@ use serde_json::Value;
 
 use crate::text::one_line;
 
-// The repair scanner and the fix names live in crates/selfheal-json, compiled for speed.
-pub use selfheal_json::{fix, repair};
+// The repair scanner and the fix names live in crates/selfheal-hot, compiled for speed.
+pub use selfheal_hot::{fix, repair};
 
 pub use fix::Fix;
 pub use repair::{repair_json, Repaired};
@@ -317,7 +317,7 @@ fn parse_checked(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOpti
     }
     let stop = options.stop_reason.as_deref();
     let truncated = is_cut_off(stop);
-    let syntax_error = match selfheal_json::parse_value(raw) {
+    let syntax_error = match selfheal_hot::parse_value(raw) {
         Ok(value) => {
             return match (schema, schema.and_then(|s| s.validate(&value))) {
                 (_, None) => Parsed::ok(value, Vec::new(), raw.to_string()),

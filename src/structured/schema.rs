@@ -174,7 +174,7 @@ impl std::error::Error for SchemaError {}
 impl CompiledSchema {
     /// Compile from text (the cache-free path; prefer [`SchemaCache`]).
     pub fn from_text(text: &str) -> Result<CompiledSchema, SchemaError> {
-        let value: Value = selfheal_json::parse_value(text).map_err(|e| SchemaError {
+        let value: Value = selfheal_hot::parse_value(text).map_err(|e| SchemaError {
             path: String::new(),
             message: format!("not valid JSON: {e}"),
         })?;
@@ -533,7 +533,7 @@ impl SchemaCache {
         if let Some(hit) = self.by_text.get(text) {
             return Ok(hit.clone());
         }
-        let value: Value = selfheal_json::parse_value(text).map_err(|e| SchemaError {
+        let value: Value = selfheal_hot::parse_value(text).map_err(|e| SchemaError {
             path: String::new(),
             message: format!("not valid JSON: {e}"),
         })?;

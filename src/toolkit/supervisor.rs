@@ -281,7 +281,7 @@ impl Supervisor {
     /// `guided_correction` with the reason; anything else, unparsable replies
     /// included, → `continue` (a broken review must not stop a run).
     pub fn verdict(&self, text: &str) -> Verdict {
-        let Some(value) = repair_json(text).and_then(|r| selfheal_json::parse_value(&r.text).ok())
+        let Some(value) = repair_json(text).and_then(|r| selfheal_hot::parse_value(&r.text).ok())
         else {
             return Verdict::Continue;
         };

@@ -454,7 +454,7 @@ impl<'c> JsDe<'c> {
     /// The value as JSON text, read by serde_json (see [`JSON_TOKEN`]).
     fn json(&self) -> Result<serde_json::Value, Error> {
         let text = read::json_text(&self.value, "").map_err(|bad| Error::type_(bad.message))?;
-        selfheal_json::parse_value(&text)
+        selfheal_hot::parse_value(&text)
             .map_err(|e| Error::type_(format!("is not usable JSON: {e}")))
     }
 }

@@ -198,7 +198,7 @@ extern "C" {
 pub fn error_info(error: &JsValue) -> ErrorInfo {
     match gather_error(error)
         .ok()
-        .and_then(|text| selfheal_json::gather::error_info(&text))
+        .and_then(|text| selfheal_hot::gather::error_info(&text))
     {
         Some(info) => info,
         // Not reachable by design (the gatherer catches everything and only emits what this
@@ -210,12 +210,12 @@ pub fn error_info(error: &JsValue) -> ErrorInfo {
     }
 }
 
-pub use selfheal_json::gather::{OutcomeKind, OutcomeStart};
+pub use selfheal_hot::gather::{OutcomeKind, OutcomeStart};
 
-/// How `next(outcome)` starts (one crossing; read by `selfheal_json::gather`).
+/// How `next(outcome)` starts (one crossing; read by `selfheal_hot::gather`).
 pub fn outcome_start(outcome: &JsValue) -> OutcomeStart {
     match start_outcome(outcome) {
-        Ok(text) => selfheal_json::gather::outcome_start(&text),
+        Ok(text) => selfheal_hot::gather::outcome_start(&text),
         Err(_) => OutcomeStart::Unread,
     }
 }

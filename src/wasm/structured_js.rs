@@ -156,7 +156,7 @@ fn schema_text(v: &JsValue, field: &str) -> Read<String> {
 
 /// Compile with non-default options (cached apart from the same schema with the defaults).
 fn compile_with(text: &str, options: SchemaOptions, field: &str) -> Read<Arc<CompiledSchema>> {
-    let value: serde_json::Value = selfheal_json::parse_value(text)
+    let value: serde_json::Value = selfheal_hot::parse_value(text)
         .or_else(|e| invalid_schema(field, format!("invalid schema: not valid JSON: {e}")))?;
     with_cache(|c| c.get_or_compile_with(value.clone(), options.clone()))
         .unwrap_or_else(|| CompiledSchema::with_options(value, options).map(Arc::new))
@@ -232,7 +232,7 @@ impl JsSchema {
             return Err(js_sys::Error::new(LITE_VALIDATE).into());
         }
         let text = read::json_text(&value, "value")?;
-        let value: serde_json::Value = selfheal_json::parse_value(&text)
+        let value: serde_json::Value = selfheal_hot::parse_value(&text)
             .or_else(|e| type_err("value", format!("could not be read as JSON: {e}")))?;
         match self.compiled.validate(&value) {
             None => Ok(JsValue::NULL),

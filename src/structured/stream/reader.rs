@@ -665,7 +665,7 @@ impl Reader {
         if run.is_none() {
             return end;
         }
-        match selfheal_json::parse_value(&self.buf) {
+        match selfheal_hot::parse_value(&self.buf) {
             Ok(value @ Value::Number(_)) => {
                 if self.state == State::Root {
                     out.start(self.lead);

@@ -1,5 +1,5 @@
-//! selfheal's hot JSON paths, in their own crate so that they keep opt-level 3 while selfheal
-//! itself is built for size (Cargo.toml, `[profile.release.package.selfheal-json]`;
+//! selfheal's hot paths, in their own crate so that they keep opt-level 3 while selfheal
+//! itself is built for size (Cargo.toml, `[profile.release.package.selfheal-hot]`;
 //! docs/PERFORMANCE.md, "Where the full build's bytes go").
 //!
 //! Release builds do not share generic code between crates: a generic function is compiled in
