@@ -17,6 +17,9 @@ pub enum OutcomeKind {
 
 /// How reading an outcome starts (one crossing), as js/snippets/gather.js `startOutcome` sends
 /// it: serde's externally tagged form, which reads the gathered error without buffering it.
+// The error variant is large, but an `OutcomeStart` lives for one `match` on the stack and is
+// never stored: boxing it would add an allocation to every error outcome for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OutcomeStart {
