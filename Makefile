@@ -65,7 +65,7 @@ test-native:
 	@mkdir -p $(LOGS)
 	cargo test 2>&1 | tee $(LOGS)/native.log
 	cargo test --no-default-features --tests 2>&1 | tee $(LOGS)/native-lite.log
-	cargo test -p selfheal-hot 2>&1 | tee $(LOGS)/native-json.log
+	cargo test -p selfheal-hot 2>&1 | tee $(LOGS)/native-hot.log
 
 # The wasm-bindgen browser suites in headless Chromium, then in headless Firefox (firefox-esr and
 # geckodriver from scripts/setup.sh test). Chromium now and then never finishes loading a test
