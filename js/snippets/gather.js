@@ -1,8 +1,8 @@
 // Reads, in one call from wasm, everything SPEC section 3 looks at on a thrown value, as the JSON
-// text of the core's `ErrorInfo` (crates/selfheal-hot/src/classify.rs; `error_info` in src/wasm/read.rs deserializes
-// it as it is). Reading the ~25 places
-// one `Reflect.get` at a time from Rust cost a boundary crossing each (~5 µs per classify); here
-// they are plain property reads in JIT-compiled JS.
+// text of the core's `ErrorInfo` (crates/selfheal-hot/src/classify.rs; `error_info` in
+// src/wasm/read.rs hands it to `selfheal_hot::gather`, which deserializes it as it is). Reading
+// the ~25 places one `Reflect.get` at a time from Rust cost a boundary crossing each (~5 µs per
+// classify); here they are plain property reads in JIT-compiled JS.
 //
 // Rules, the same as the Rust reader they replace: a read from anything that is not an object or
 // function is `undefined`; a getter, Proxy trap or revoked Proxy that throws is `undefined`; only
@@ -182,10 +182,10 @@ function flagged(metadata) {
 /**
  * JSON text of the core's `ErrorInfo` by its serde names (`{present, name, className, status,
  * statusTexts, types, codes, messages, causeNames, retryable, overloaded, flagged, headers}`,
- * `headers` as `[name, value]` pairs; crates/selfheal-hot/src/classify.rs says where each field comes from); fields
- * that are empty, false or null are left out (they are its defaults), so a plain `{status: 503}`
- * crosses as `{"present":true,"className":"Object","status":503}`. Built by hand:
- * `JSON.stringify` of the same object costs more than all the reads together.
+ * `headers` as `[name, value]` pairs; crates/selfheal-hot/src/classify.rs says where each field
+ * comes from); fields that are empty, false or null are left out (they are its defaults), so a
+ * plain `{status: 503}` crosses as `{"present":true,"className":"Object","status":503}`. Built
+ * by hand: `JSON.stringify` of the same object costs more than all the reads together.
  */
 export function gatherError(error) {
   if (error === null || error === undefined) return NOTHING;
