@@ -355,16 +355,10 @@ impl<'c> JsDe<'c> {
 
     /// A finite number, else the error for `expected`.
     fn finite(&self, expected: &str) -> Result<f64, Error> {
-        let Some(n) = self.value.as_f64() else {
-            return Err(self.wrong_type(expected));
-        };
-        if !n.is_finite() {
-            return Err(Error::range(format!(
-                "must be a finite number, got {}",
-                read::js_number(n)
-            )));
+        match self.value.as_f64() {
+            Some(n) => finite(n),
+            None => Err(self.wrong_type(expected)),
         }
-        Ok(n)
     }
 
     /// A whole number in `min..=max` (and within 2^53−1 either way).
@@ -459,6 +453,17 @@ impl<'c> JsDe<'c> {
     }
 }
 
+/// `n`, unless it is NaN or ±Infinity.
+fn finite(n: f64) -> Result<f64, Error> {
+    match n.is_finite() {
+        true => Ok(n),
+        false => Err(Error::range(format!(
+            "must be a finite number, got {}",
+            read::js_number(n)
+        ))),
+    }
+}
+
 /// What a JS throw says, for an error message.
 fn thrown(e: &JsValue) -> String {
     read::get(e, "message")
@@ -501,12 +506,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
             return visitor.visit_string(s);
         }
         if let Some(n) = v.as_f64() {
-            if !n.is_finite() {
-                return Err(Error::range(format!(
-                    "must be a finite number, got {}",
-                    read::js_number(n)
-                )));
-            }
+            let n = finite(n)?;
             return if n.fract() == 0.0 && n.abs() <= MAX_SAFE {
                 if n >= 0.0 {
                     visitor.visit_u64(n as u64)
@@ -595,14 +595,6 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         visitor.visit_newtype_struct(self)
     }
 
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.seq(visitor)
-    }
-
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.map(visitor)
-    }
-
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -633,8 +625,9 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
     forward! {
         deserialize_char deserialize_str deserialize_identifier => deserialize_string;
         deserialize_unit_struct(_name: &'static str) => deserialize_unit;
-        deserialize_tuple(_len: usize) => deserialize_seq;
-        deserialize_tuple_struct(_name: &'static str, _len: usize) => deserialize_seq;
+        deserialize_seq deserialize_tuple(_len: usize) => seq;
+        deserialize_tuple_struct(_name: &'static str, _len: usize) => seq;
+        deserialize_map => map;
     }
 
     // Nothing selfheal reads is bytes: refused as any other value of the wrong type.

@@ -17,13 +17,14 @@ use super::check::Checker;
 use super::reader::Container;
 use super::Violation;
 
-/// What a [`Edit::Begin`] opens.
+/// What a [`Edit::Begin`] opens. The numbers are the op codes of a begin in the wasm layer's
+/// edit payload (src/wasm/classes/partial_json.rs, read by js/snippets/instructions.js).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
-    Object,
-    Array,
-    String,
+    Object = 0,
+    Array = 1,
+    String = 2,
 }
 
 /// One change to the partial value, relative to a cursor that the applier

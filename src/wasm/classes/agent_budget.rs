@@ -30,8 +30,7 @@ impl JsAgentBudget {
 
     /// `{ stop, reason }`: iterations, then input, then output tokens.
     pub fn exhausted(&self) -> Result<JsValue, JsValue> {
-        let status = self.inner.with(|b| b.exhausted())?;
-        to_js_plain(&status)
+        to_js_plain(&self.inner.with(|b| b.exhausted())?)
     }
 
     /// Either token ratio above 0.8.

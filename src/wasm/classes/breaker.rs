@@ -6,11 +6,10 @@ use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 
-use super::optional_options;
 use crate::toolkit::{BreakerOptions, CircuitBreaker};
 use crate::wasm::error::Read;
-use crate::wasm::read;
 use crate::wasm::registry::{shared_arg, Registry, Shared};
+use crate::wasm::{de, read};
 
 thread_local! {
     /// Live breakers by id: how a loop finds the breaker behind the JS object it is given.
@@ -33,7 +32,7 @@ impl JsCircuitBreaker {
     /// `new CircuitBreaker({ failureThreshold: 3, resetTimeoutMs: 60000 })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsCircuitBreaker, JsValue> {
-        let options: BreakerOptions = optional_options(&options)?;
+        let options: BreakerOptions = de::optional(&options, "options")?;
         let breaker = CircuitBreaker::try_new(options).map_err(|e| e.under("options"))?;
         Ok(JsCircuitBreaker {
             inner: Shared::new(&BREAKERS, breaker),

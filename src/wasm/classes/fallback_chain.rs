@@ -78,8 +78,7 @@ impl JsFallbackChain {
     /// Begin a run: the first tool whose breaker is not open.
     pub fn start(&self, now: JsValue) -> Result<JsValue, JsValue> {
         let now = read::now_arg(&now)?;
-        let step = self.inner.with(|c| c.start(now))?;
-        to_js_json(&step)
+        to_js_json(&self.inner.with(|c| c.start(now))?)
     }
 
     /// Feed `{ ok, error? }` of the call the last step asked for.
@@ -87,24 +86,23 @@ impl JsFallbackChain {
         let ok = reported_ok(&result)?;
         let error = reported_error(&result)?;
         let now = read::now_arg(&now)?;
-        let step = self
-            .inner
-            .with(|c| c.next(ChainResult { ok, error }, now))?;
-        to_js_json(&step)
+        to_js_json(
+            &self
+                .inner
+                .with(|c| c.next(ChainResult { ok, error }, now))?,
+        )
     }
 
     /// Tools called in the current run, in call order.
     #[wasm_bindgen(getter)]
     pub fn tried(&self) -> Result<JsValue, JsValue> {
-        let tried = self.inner.with(|c| c.tried().to_vec())?;
-        to_js_plain(&tried)
+        to_js_plain(&self.inner.with(|c| c.tried().to_vec())?)
     }
 
     /// Failed calls of the current run: `{ tool, error, at }`.
     #[wasm_bindgen(getter)]
     pub fn failures(&self) -> Result<JsValue, JsValue> {
-        let failures = self.inner.with(|c| c.failures().to_vec())?;
-        to_js_plain(&failures)
+        to_js_plain(&self.inner.with(|c| c.failures().to_vec())?)
     }
 }
 

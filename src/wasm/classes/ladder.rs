@@ -40,15 +40,13 @@ impl JsDegradationLadder {
 
     /// The first step ("partial" only if tools failed); again restarts.
     pub fn start(&self) -> Result<JsValue, JsValue> {
-        let step = self.inner.with(|l| l.start())?;
-        to_js_plain(&step)
+        to_js_plain(&self.inner.with(|l| l.start())?)
     }
 
     /// Feed `{ ok: true, text }` or `{ ok: false, error? }`.
     pub fn next(&self, result: JsValue) -> Result<JsValue, JsValue> {
         let result = ladder_result(&result)?;
-        let step = self.inner.with(|l| l.next(result))?;
-        to_js_plain(&step)
+        to_js_plain(&self.inner.with(|l| l.next(result))?)
     }
 }
 

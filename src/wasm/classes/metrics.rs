@@ -39,15 +39,13 @@ impl JsMetrics {
             );
         }
         let now = read::now_arg(&now)?;
-        let summary = self.inner.with(|m| m.summary(window_ms, now))?;
-        to_js_plain(&summary)
+        to_js_plain(&self.inner.with(|m| m.summary(window_ms, now))?)
     }
 
     /// Alerts at `now`.
     pub fn alerts(&self, now: JsValue) -> Result<JsValue, JsValue> {
         let now = read::now_arg(&now)?;
-        let alerts = self.inner.with(|m| m.alerts(now))?;
-        to_js_plain(&alerts)
+        to_js_plain(&self.inner.with(|m| m.alerts(now))?)
     }
 
     /// One `{"type":"healing_event",...}` line per event.

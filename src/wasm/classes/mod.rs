@@ -62,11 +62,6 @@ pub(crate) fn construct<O: DeserializeOwned, T>(
     Ok(State::new(new(options).map_err(under_options)?))
 }
 
-/// `options` of a constructor whose options may be left out (`undefined`/`null`: the defaults).
-pub(crate) fn optional_options<T: DeserializeOwned + Default>(v: &JsValue) -> Result<T, JsValue> {
-    Ok(de::optional(v, "options")?)
-}
-
 /// A core check's error, named under `options` (`now` is an argument of its own).
 pub(crate) fn under_options(e: OptionError) -> JsValue {
     if e.field == "now" {

@@ -10,11 +10,10 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{optional_options, State};
+use super::State;
 use crate::error::OptionError;
 use crate::structured::stream::{
-    Edit, Kind, PartialJson, PartialUpdate, StreamError, StreamOptions, StreamSchema,
-    DEFAULT_MAX_CHARS,
+    Edit, PartialJson, PartialUpdate, StreamError, StreamOptions, StreamSchema, DEFAULT_MAX_CHARS,
 };
 use crate::structured::{CompiledSchema, ParseOptions};
 use crate::wasm::error::Read;
@@ -150,12 +149,7 @@ impl Serialize for Payload<'_> {
         for edit in &u.edits {
             match edit {
                 Edit::Begin { key, kind } => {
-                    let op: u8 = match kind {
-                        Kind::Object => 0,
-                        Kind::Array => 1,
-                        Kind::String => 2,
-                    };
-                    seq.serialize_element(&op)?;
+                    seq.serialize_element(&(*kind as u8))?;
                     seq.serialize_element(key)?;
                 }
                 Edit::Append { text } => {
@@ -175,23 +169,13 @@ impl Serialize for Payload<'_> {
     }
 }
 
-/// `new PartialJson(schema, options)`'s options.
-#[derive(Deserialize)]
+/// `new PartialJson(schema, options)`'s options (left out: the stream's defaults).
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 struct Options {
-    max_chars: f64,
-    local_repair: bool,
-    coerce: bool,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            max_chars: DEFAULT_MAX_CHARS as f64,
-            local_repair: true,
-            coerce: false,
-        }
-    }
+    max_chars: Option<f64>,
+    local_repair: Option<bool>,
+    coerce: Option<bool>,
 }
 
 /// `finish(options)`: parseStructured's options; localRepair and coerce default to the stream's.
@@ -225,8 +209,9 @@ impl JsPartialJson {
             true => None,
             false => Some(schema_arg(&schema, "schema")?),
         };
-        let o: Options = optional_options(&options)?;
-        let max_chars = whole_count(o.max_chars, "options.maxChars")?;
+        let o: Options = de::optional(&options, "options")?;
+        let max_chars = o.max_chars.unwrap_or(DEFAULT_MAX_CHARS as f64);
+        let max_chars = whole_count(max_chars, "options.maxChars")?;
         let stream_schema = compiled
             .as_ref()
             .map(|c| Arc::new(StreamSchema::new(Arc::clone(c))));
@@ -234,8 +219,8 @@ impl JsPartialJson {
             stream_schema,
             StreamOptions {
                 max_chars,
-                local_repair: o.local_repair,
-                coerce: o.coerce,
+                local_repair: o.local_repair.unwrap_or(true),
+                coerce: o.coerce.unwrap_or(false),
             },
         );
         Ok(JsPartialJson {

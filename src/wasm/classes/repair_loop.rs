@@ -104,8 +104,7 @@ impl JsRepairLoop {
     pub fn abort(&self, reason: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         let reason: Option<String> = de::from_js(&reason, "reason")?;
         let now = read::now_arg(&now)?;
-        let instruction = self.inner.with(|l| l.abort(reason.as_deref(), now))?;
-        to_js_json(&instruction)
+        to_js_json(&self.inner.with(|l| l.abort(reason.as_deref(), now))?)
     }
 
     #[wasm_bindgen(getter)]

@@ -6,11 +6,10 @@ use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 
-use super::optional_options;
 use crate::toolkit::{RetryBudget, RetryBudgetOptions};
 use crate::wasm::error::Read;
-use crate::wasm::read;
 use crate::wasm::registry::{shared_arg, Registry, Shared};
+use crate::wasm::{de, read};
 
 thread_local! {
     /// Live budgets by id: how a loop finds the budget behind the JS object it is given.
@@ -40,7 +39,7 @@ impl JsRetryBudget {
     /// `new RetryBudget({ ratio: 0.1, minPerSecond: 1, windowMs: 10000 })`.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JsRetryBudget, JsValue> {
-        let options: RetryBudgetOptions = optional_options(&options)?;
+        let options: RetryBudgetOptions = de::optional(&options, "options")?;
         options.check().map_err(|e| e.under("options"))?;
         Ok(JsRetryBudget {
             inner: Shared::new(&RETRY_BUDGETS, RetryBudget::new(options)),

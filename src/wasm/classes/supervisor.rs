@@ -2,7 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::{optional_options, under_options, State};
+use super::{under_options, State};
 use crate::toolkit::{Step, Supervisor, SupervisorOptions};
 use crate::wasm::{de, read, to_js_plain};
 
@@ -16,7 +16,7 @@ impl JsSupervisor {
     /// `new Supervisor(options?, now?)`: `now` is the start of the run.
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue, now: JsValue) -> Result<JsSupervisor, JsValue> {
-        let options: SupervisorOptions = optional_options(&options)?;
+        let options: SupervisorOptions = de::optional(&options, "options")?;
         let now = read::now_arg(&now)?;
         let inner = Supervisor::new(options, now).map_err(under_options)?;
         Ok(JsSupervisor {
@@ -28,15 +28,13 @@ impl JsSupervisor {
     pub fn observe(&self, step: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         let step: Step = de::from_js(&step, "step")?;
         let now = read::now_arg(&now)?;
-        let verdict = self.inner.with(|s| s.observe(step, now))?;
-        to_js_plain(&verdict)
+        to_js_plain(&self.inner.with(|s| s.observe(step, now))?)
     }
 
     /// The reviewing model's reply text as a verdict.
     pub fn verdict(&self, text: JsValue) -> Result<JsValue, JsValue> {
         let text: String = de::from_js(&text, "text")?;
-        let verdict = self.inner.with(|s| s.verdict(&text))?;
-        to_js_plain(&verdict)
+        to_js_plain(&self.inner.with(|s| s.verdict(&text))?)
     }
 
     /// Steps observed so far.
