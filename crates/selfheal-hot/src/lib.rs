@@ -1,6 +1,10 @@
 //! selfheal's hot paths, in their own crate so that they keep opt-level 3 while selfheal
 //! itself is built for size (Cargo.toml, `[profile.release.package.selfheal-hot]`;
-//! docs/PERFORMANCE.md, "Where the full build's bytes go").
+//! docs/PERFORMANCE.md, "Round 3"; docs/DESIGN.md, "Two crates, two opt-levels"): the repair
+//! scanner ([`repair`]) and the fix names ([`fix`]), the parser of `Value`, [`classify`] and
+//! [`text`] (the path of every error outcome), and the reading of the records
+//! js/snippets/gather.js writes ([`gather`]). selfheal re-exports them under their old paths
+//! (`selfheal::classify`, `selfheal::text`, `selfheal::structured::{repair, fix}`).
 //!
 //! Release builds do not share generic code between crates: a generic function is compiled in
 //! the crate that instantiates it, at that crate's opt-level. So serde_json's parser of
