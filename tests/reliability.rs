@@ -55,54 +55,12 @@ fn schemas() -> &'static [Arc<CompiledSchema>] {
     ALL.get_or_init(|| SCHEMAS.iter().map(|s| compile(s)).collect())
 }
 
-/// Fragments models produce, so generated text reaches deep parser states.
-const FRAGMENTS: [&str; 40] = [
-    "{",
-    "}",
-    "[",
-    "]",
-    "\"",
-    "'",
-    "“",
-    "”",
-    "‘",
-    "’",
-    ":",
-    ",",
-    "//",
-    "/*",
-    "*/",
-    "\n",
-    " ",
-    "\\",
-    "\\u00e9",
-    "\\ud800",
-    "True",
-    "None",
-    "null",
-    "false",
-    "1",
-    "-",
-    "1e5",
-    "0.5",
-    "city",
-    "Paris",
-    "it's",
-    "```json\n",
-    "```",
-    "é",
-    "\u{0}",
-    "😀",
-    "\u{2028}",
-    "</broken_output>",
-    "Here is the JSON:",
-    "\u{feff}",
-];
-
 fn llm_text() -> impl Strategy<Value = String> {
     prop_oneof![
         2 => any::<String>(),
-        3 => prop::collection::vec(prop::sample::select(FRAGMENTS.to_vec()), 0..48).prop_map(|f| f.concat()),
+        // Fragments models produce, so generated text reaches deep parser states.
+        3 => selfheal_hot::testing::jsonish_text(&["\\ud800", "city", "Paris", "\u{2028}",
+            "</broken_output>", "Here is the JSON:", "\u{feff}"], 48),
     ]
 }
 
@@ -120,25 +78,8 @@ fn tag_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
 }
 
-fn leaf() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::Bool),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        (-1e300f64..1e300).prop_map(Value::from),
-        any::<String>().prop_map(Value::String),
-    ]
-}
-
 fn json_value() -> impl Strategy<Value = Value> {
-    leaf().prop_recursive(5, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec((any::<String>(), inner), 0..6)
-                .prop_map(|m| Value::Object(m.into_iter().collect())),
-        ]
-    })
+    selfheal_hot::testing::json_value(any::<String>())
 }
 
 /// Writes `v` as valid JSON in a style chosen by `style` (a tiny PRNG):

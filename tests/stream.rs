@@ -1234,48 +1234,7 @@ mod properties {
 
     /// JSON-ish fragments, so random text reaches every reader state.
     fn jsonish_text() -> impl Strategy<Value = String> {
-        let token = prop::sample::select(vec![
-            "{",
-            "}",
-            "[",
-            "]",
-            "\"",
-            "'",
-            "“",
-            "”",
-            "‘",
-            "’",
-            ":",
-            ",",
-            "//",
-            "/*",
-            "*/",
-            "\n",
-            " ",
-            "\\",
-            "\\u",
-            "\\u00e9",
-            "\\ud83d",
-            "\\ude00",
-            "True",
-            "None",
-            "null",
-            "false",
-            "1",
-            "-",
-            "1e5",
-            "0.5",
-            "abc",
-            "it's",
-            "```json\n",
-            "```",
-            "é",
-            "\u{0}",
-            "😀",
-            "key",
-            "\"k\":",
-        ]);
-        prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
+        selfheal_hot::testing::jsonish_text(&["\\ud83d", "\\ude00", "\"k\":"], 40)
     }
 
     proptest! {

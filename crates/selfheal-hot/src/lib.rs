@@ -15,6 +15,8 @@ pub mod classify;
 pub mod fix;
 pub mod gather;
 pub mod repair;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod text;
 pub mod wire_name;
 

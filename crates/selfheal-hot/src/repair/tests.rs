@@ -535,7 +535,7 @@ mod properties {
     use proptest::prelude::*;
 
     /// Characters that stress the scanner inside strings.
-    fn tricky_char() -> impl Strategy<Value = char> {
+    fn tricky_char() -> impl Strategy<Value = char> + Clone {
         prop_oneof![
             3 => any::<char>(),
             3 => prop::sample::select(vec![
@@ -546,69 +546,17 @@ mod properties {
         ]
     }
 
-    fn json_string() -> impl Strategy<Value = String> {
+    fn json_string() -> impl Strategy<Value = String> + Clone {
         prop::collection::vec(tricky_char(), 0..12).prop_map(String::from_iter)
     }
 
     fn json_value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            (-1e300f64..1e300).prop_map(Value::from),
-            json_string().prop_map(Value::String),
-        ];
-        leaf.prop_recursive(5, 48, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::vec((json_string(), inner), 0..6)
-                    .prop_map(|members| Value::Object(members.into_iter().collect())),
-            ]
-        })
+        crate::testing::json_value(json_string())
     }
 
     /// JSON-ish fragments, so random text reaches deep scanner states.
     fn jsonish_text() -> impl Strategy<Value = String> {
-        let token = prop::sample::select(vec![
-            "{",
-            "}",
-            "[",
-            "]",
-            "\"",
-            "'",
-            "“",
-            "”",
-            "‘",
-            "’",
-            ":",
-            ",",
-            "//",
-            "/*",
-            "*/",
-            "\n",
-            " ",
-            "\\",
-            "\\u",
-            "\\u00e9",
-            "True",
-            "None",
-            "null",
-            "false",
-            "1",
-            "-",
-            "1e5",
-            "0.5",
-            "abc",
-            "it's",
-            "```json\n",
-            "```",
-            "é",
-            "\u{0}",
-            "😀",
-            "key",
-        ]);
-        prop::collection::vec(token, 0..40).prop_map(|t| t.concat())
+        crate::testing::jsonish_text(&[], 40)
     }
 
     /// Asserts the contract every output must meet.
