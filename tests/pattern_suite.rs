@@ -4,12 +4,7 @@
 // Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
 #![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use selfheal::CompiledSchema;
 use serde_json::{json, Value};

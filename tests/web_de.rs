@@ -601,11 +601,7 @@ struct Shapes {
     rules: Option<BTreeMap<String, u32>>,
     #[serde(default, alias = "\u{0}null", deserialize_with = "nullable")]
     nullable: Option<Option<u32>>,
-    #[serde(
-        default,
-        alias = "\u{0}null 2",
-        deserialize_with = "selfheal::wire::present_json"
-    )]
+    #[serde(default, alias = "\u{0}null 2", deserialize_with = "selfheal::wire::present_json")]
     default_value: Option<Value>,
     /// `null` is absent here: the default.
     #[serde(default = "seven")]

@@ -30,11 +30,7 @@ pub enum Mode {
 
 /// Where the host sends the work when the loop gives up.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "mode",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "mode", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum FallbackPlan {
     Human { queue: String },
     Template { template_id: String, text: String },

@@ -84,11 +84,7 @@ pub enum StopReason {
 /// What the host must do next.
 #[must_use]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "kebab-case",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
 pub enum Instruction {
     /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
     /// and feed its outcome to `next()`.

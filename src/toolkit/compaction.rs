@@ -116,11 +116,7 @@ impl CompactionOptions {
 /// `{action:"summarize", estimatedTokens, summaryPrompt, older, keep}`.
 #[must_use]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "action",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "action", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum Compaction {
     /// Under 80% of `maxTokens`: keep the messages as they are.
     None {

@@ -137,11 +137,7 @@ impl ChainResult {
 /// What the host must do next.
 #[must_use]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum ChainStep {
     /// Call `tool` with a timeout of `timeout_ms`, then feed the result to
     /// `next()`. `fallback` is true for any tool but the primary.

@@ -111,11 +111,7 @@ impl LadderResult {
 /// What the host must do next.
 #[must_use]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase"
-)]
+#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
 pub enum LadderStep {
     /// Send `prompt` without tools (`use_tools` is always false), on `model`
     /// when it is `Some` (else the usual model), and feed the result to `next()`.

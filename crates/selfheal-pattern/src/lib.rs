@@ -24,11 +24,7 @@
 //! refuse the same patterns; tests/pattern_suite.rs and tests/js/patterns.test.mjs run the
 //! official suite's pattern cases through both.
 
-#[cfg(all(
-    target_arch = "wasm32",
-    target_os = "unknown",
-    target_feature = "atomics"
-))]
+#[cfg(all(target_arch = "wasm32", target_os = "unknown", target_feature = "atomics"))]
 compile_error!(
     "selfheal-pattern keeps JS RegExp handles in Send + Sync engines: single-threaded wasm only"
 );
