@@ -228,6 +228,33 @@ macro_rules! options {
 
 pub(crate) use options;
 
+/// `new(options)` and `try_new(options)` of a type that is its options plus state starting at
+/// its `Default` (`CircuitBreaker`, `RetryBudget`): `new` takes options built in Rust as they
+/// are, `try_new` runs their `check()` first, for options that came from outside.
+macro_rules! made_from_options {
+    ($(#[$doc:meta])* $ty:ident($options:ty)) => {
+        impl $ty {
+            $(#[$doc])*
+            ///
+            /// Does not check the options: use `try_new` for options that came from outside.
+            pub fn new(options: $options) -> $ty {
+                $ty {
+                    options,
+                    ..$ty::default()
+                }
+            }
+
+            /// [`new`](Self::new), after the options' `check()`.
+            pub fn try_new(options: $options) -> Result<$ty, $crate::error::OptionError> {
+                options.check()?;
+                Ok($ty::new(options))
+            }
+        }
+    };
+}
+
+pub(crate) use made_from_options;
+
 #[cfg(test)]
 mod tests {
     use super::*;

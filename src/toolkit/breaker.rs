@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
 use crate::options::checks::{at_least_one, finite_non_negative};
-use crate::options::options;
+use crate::options::{made_from_options, options};
 
 /// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -57,22 +57,12 @@ pub struct CircuitBreaker {
     last_failure_at: Option<f64>,
 }
 
+made_from_options!(
+    /// A closed breaker.
+    CircuitBreaker(BreakerOptions)
+);
+
 impl CircuitBreaker {
-    /// A closed breaker. Does not check the options: use [`CircuitBreaker::try_new`]
-    /// for options that came from outside.
-    pub fn new(options: BreakerOptions) -> CircuitBreaker {
-        CircuitBreaker {
-            options,
-            ..CircuitBreaker::default()
-        }
-    }
-
-    /// A closed breaker, after [`BreakerOptions::check`].
-    pub fn try_new(options: BreakerOptions) -> Result<CircuitBreaker, OptionError> {
-        options.check()?;
-        Ok(CircuitBreaker::new(options))
-    }
-
     /// Checks a deserialised breaker (`fromJSON`): its options must pass
     /// [`BreakerOptions::check`].
     pub fn check(&self) -> Result<(), OptionError> {

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::OptionError;
 use crate::options::checks::finite_non_negative;
-use crate::options::options;
+use crate::options::{made_from_options, options};
 
 /// Buckets per window.
 pub const SLICES: usize = 10;
@@ -93,22 +93,12 @@ pub struct RetryBudget {
     latest: Option<f64>,
 }
 
+made_from_options!(
+    /// An empty budget.
+    RetryBudget(RetryBudgetOptions)
+);
+
 impl RetryBudget {
-    /// An empty budget. Does not check the options: use [`RetryBudget::try_new`] for options
-    /// that came from outside.
-    pub fn new(options: RetryBudgetOptions) -> RetryBudget {
-        RetryBudget {
-            options,
-            ..RetryBudget::default()
-        }
-    }
-
-    /// An empty budget, after [`RetryBudgetOptions::check`].
-    pub fn try_new(options: RetryBudgetOptions) -> Result<RetryBudget, OptionError> {
-        options.check()?;
-        Ok(RetryBudget::new(options))
-    }
-
     /// Checks a deserialised budget (`fromJSON`; serde already insists on [`SLICES`] + 1
     /// buckets): its options, whole bucket numbers within range, counts within
     /// `Number.MAX_SAFE_INTEGER`, a finite `latest`.
