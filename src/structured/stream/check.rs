@@ -230,7 +230,7 @@ impl Checker {
                     continue;
                 }
             }
-            if let (Some(max), Some(count)) = (node.max_properties, count) {
+            if let (Some(max), Some(count)) = (node.property_count.max, count) {
                 if count as u64 > max {
                     let message = format!("the object has more than {max} properties");
                     self.kill(app.branch, Failure::at(path, "maxProperties", message), out);
@@ -292,7 +292,7 @@ impl Checker {
             let Some((app, node)) = self.live_app(&schema, i) else {
                 continue;
             };
-            if let Some(max) = node.max_items {
+            if let Some(max) = node.item_count.max {
                 if index as u64 + 1 > max {
                     let message = format!("the array has more than {max} items");
                     self.kill(app.branch, Failure::at(path, "maxItems", message), out);
@@ -401,9 +401,9 @@ impl Checker {
         }
         self.apps.truncate(keep);
         let counts = self.frame_apps().iter().any(|a| {
-            schema.node(a.node).is_some_and(|n| {
-                !n.required.is_empty() || n.min_properties.is_some() || n.max_properties.is_some()
-            })
+            schema
+                .node(a.node)
+                .is_some_and(|n| !n.required.is_empty() || n.property_count.is_set())
         });
         if kind == Container::Object && counts {
             let start = self.names.len();

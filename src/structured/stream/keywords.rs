@@ -60,15 +60,15 @@ pub(super) fn scalar_failure(schema: &StreamSchema, node: &Node, value: &Value) 
 }
 
 fn string_failure(schema: &StreamSchema, node: &Node, s: &str, value: &Value) -> Option<Failed> {
-    if node.min_length.is_some() || node.max_length.is_some() {
+    if node.length.is_set() {
         let chars = s.chars().count() as u64;
-        if let Some(min) = node.min_length.filter(|&m| chars < m) {
+        if let Some(min) = node.length.min.filter(|&m| chars < m) {
             return Some((
                 "minLength",
                 format!("{} is shorter than {min} characters", quote_value(value)),
             ));
         }
-        if let Some(max) = node.max_length.filter(|&m| chars > m) {
+        if let Some(max) = node.length.max.filter(|&m| chars > m) {
             return Some((
                 "maxLength",
                 format!("{} is longer than {max} characters", quote_value(value)),
@@ -165,7 +165,8 @@ pub(super) fn closed_container(node: &Node, closed: &Closed) -> Option<Failed> {
                 ));
             }
             if let Some(min) = node
-                .min_properties
+                .property_count
+                .min
                 .filter(|&m| (closed.members() as u64) < m)
             {
                 return Some((
@@ -175,7 +176,7 @@ pub(super) fn closed_container(node: &Node, closed: &Closed) -> Option<Failed> {
             }
         }
         Closed::Array(len) => {
-            if let Some(min) = node.min_items.filter(|&m| (*len as u64) < m) {
+            if let Some(min) = node.item_count.min.filter(|&m| (*len as u64) < m) {
                 return Some(("minItems", format!("the array has less than {min} items")));
             }
         }

@@ -36,8 +36,8 @@ pub(super) struct Node {
     pub types: u8,
     pub enumeration: Option<Vec<Value>>,
     pub constant: Option<Value>,
-    pub min_length: Option<u64>,
-    pub max_length: Option<u64>,
+    /// `minLength`, `maxLength`.
+    pub length: Count,
     /// Index into [`StreamSchema::lazy`] of `{"pattern": ...}`.
     pub pattern: Option<usize>,
     pub minimum: Option<Number>,
@@ -53,16 +53,16 @@ pub(super) struct Node {
     pub additional_properties: Option<NodeId>,
     pub property_names: Option<NodeId>,
     pub required: Vec<String>,
-    pub min_properties: Option<u64>,
-    pub max_properties: Option<u64>,
+    /// `minProperties`, `maxProperties`.
+    pub property_count: Count,
     /// `prefixItems` (or a draft-7 `items` array).
     pub prefix_items: Vec<NodeId>,
     /// The subschema of the elements after the prefix (`items`, or `additionalItems`).
     pub rest_items: Option<NodeId>,
     /// `rest_items` came from `additionalItems`: its `false` is reported as that keyword.
     pub rest_is_additional_items: bool,
-    pub min_items: Option<u64>,
-    pub max_items: Option<u64>,
+    /// `minItems`, `maxItems`.
+    pub item_count: Count,
     /// Subschemas that all apply too (`allOf` members and `$ref`).
     pub all_of: Vec<NodeId>,
     pub any_of: Vec<NodeId>,
@@ -263,8 +263,7 @@ impl<'s> Table<'s> {
         };
         node.enumeration = obj.get("enum").and_then(Value::as_array).cloned();
         node.constant = obj.get("const").cloned();
-        node.min_length = obj.get("minLength").and_then(count);
-        node.max_length = obj.get("maxLength").and_then(count);
+        node.length = Count::read(obj, "minLength", "maxLength");
         if let Some(p) = obj.get("pattern").filter(|p| p.is_string()) {
             node.pattern = Some(self.lazy("pattern", p));
         }
@@ -299,10 +298,8 @@ impl<'s> Table<'s> {
                     .collect()
             })
             .unwrap_or_default();
-        node.min_properties = obj.get("minProperties").and_then(count);
-        node.max_properties = obj.get("maxProperties").and_then(count);
-        node.min_items = obj.get("minItems").and_then(count);
-        node.max_items = obj.get("maxItems").and_then(count);
+        node.property_count = Count::read(obj, "minProperties", "maxProperties");
+        node.item_count = Count::read(obj, "minItems", "maxItems");
         match (obj.get("prefixItems"), obj.get("items")) {
             (_, Some(Value::Array(tuple))) => {
                 node.prefix_items = tuple.iter().map(|s| self.id(s, base)).collect();
@@ -431,6 +428,26 @@ fn type_bit(name: &str) -> u8 {
 }
 
 /// A non-negative whole count (`3` or `3.0`).
+/// A `min*`/`max*` pair of counts (characters, properties, items).
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Count {
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+}
+
+impl Count {
+    fn read(obj: &serde_json::Map<String, Value>, min: &str, max: &str) -> Count {
+        Count {
+            min: obj.get(min).and_then(count),
+            max: obj.get(max).and_then(count),
+        }
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.min.is_some() || self.max.is_some()
+    }
+}
+
 fn count(v: &Value) -> Option<u64> {
     v.as_u64().or_else(|| {
         v.as_f64()
