@@ -429,8 +429,7 @@ impl<'c> JsDe<'c> {
         self.object()?;
         let keys = self.keys()?;
         visitor.visit_map(ObjectAccess {
-            keys,
-            next: 0,
+            source: Source::Own { keys, next: 0 },
             current: None,
             de: self,
         })
@@ -471,10 +470,15 @@ fn thrown(e: &JsValue) -> String {
         .unwrap_or_else(|| "it threw".into())
 }
 
-/// `obj[key]`, catching; a throw is an error at `key`.
+/// `obj[key]` of an object already checked to be one, catching; a throw is an error at `key`.
 fn read_field(obj: &JsValue, key: &'static str) -> Result<JsValue, Error> {
-    read::field(obj, key, "")
-        .map_err(|bad| Error::type_(bad.message).at(Seg::Key(Cow::Borrowed(key))))
+    read::own_field(obj, key).map_err(|e| {
+        Error::type_(format!("could not be read: {}", read::describe_thrown(&e))).at(key_seg(key))
+    })
+}
+
+fn key_seg(key: &'static str) -> Seg {
+    Seg::Key(Cow::Borrowed(key))
 }
 
 macro_rules! whole_number {
@@ -605,8 +609,8 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
             return self.map(visitor);
         }
         self.object()?;
-        visitor.visit_map(StructAccess {
-            fields: fields.iter(),
+        visitor.visit_map(ObjectAccess {
+            source: Source::Declared(fields.iter()),
             current: None,
             de: self,
         })
@@ -645,60 +649,22 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
 
 // ---------------------------------------------------------------- structs, maps, arrays
 
-/// A struct's declared fields, read one by one; `undefined` and `null` ones are left out
-/// (absent) unless marked [`NULL_IS_A_VALUE`].
-struct StructAccess<'c> {
-    fields: std::slice::Iter<'static, &'static str>,
-    current: Option<(&'static str, JsValue, Option<bool>)>,
-    de: JsDe<'c>,
+/// Where an [`ObjectAccess`] takes its keys from.
+enum Source {
+    /// A struct's declared fields, read one by one; `undefined` and `null` ones are left out
+    /// (absent) unless marked [`NULL_IS_A_VALUE`].
+    Declared(std::slice::Iter<'static, &'static str>),
+    /// An object's own enumerable string keys (a map, a struct under [`Keys::All`], or data
+    /// read by `deserialize_any`), from `Object.keys`; `undefined` values are left out, as
+    /// `JSON.stringify` does.
+    Own { keys: js_sys::Array, next: u32 },
 }
 
-impl<'de> MapAccess<'de> for StructAccess<'_> {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Error> {
-        let mut keeps_null = false;
-        for &key in self.fields.by_ref() {
-            if key.starts_with(NULL_IS_A_VALUE) {
-                keeps_null = true;
-                continue;
-            }
-            let value = read_field(&self.de.value, key)?;
-            let known = match (
-                value.is_null_or_undefined(),
-                std::mem::take(&mut keeps_null),
-            ) {
-                (false, _) => Some(false),
-                (true, true) if !value.is_undefined() => Some(true),
-                (true, _) => continue,
-            };
-            self.current = Some((key, value, known));
-            return seed
-                .deserialize(BorrowedStrDeserializer::new(key))
-                .map(Some);
-        }
-        Ok(None)
-    }
-
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
-        let Some((key, value, nullish)) = self.current.take() else {
-            return Err(Error::type_("a value was read before its key"));
-        };
-        let at = || Seg::Key(Cow::Borrowed(key));
-        seed.deserialize(self.de.child(value, nullish).map_err(|e| e.at(at()))?)
-            .map_err(|e| e.at(at()))
-    }
-}
-
-/// An object's own enumerable string keys (a map, a struct under [`Keys::All`], or data
-/// read by `deserialize_any`); `undefined` values are left out, as `JSON.stringify` does.
+/// An object read as a struct or a map: a key, then its value.
 struct ObjectAccess<'c> {
-    keys: js_sys::Array,
-    next: u32,
-    current: Option<(String, JsValue)>,
+    source: Source,
+    /// The key just read (its path step), its value, whether that is known to be nullish.
+    current: Option<(Seg, JsValue, Option<bool>)>,
     de: JsDe<'c>,
 }
 
@@ -709,39 +675,70 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        while self.next < self.keys.length() {
-            // Our own array of strings from Object.keys: reading it runs no user code. The key
-            // is used as that JS string (user keys stay out of `read`'s interned names).
-            let key_js = self.keys.get(self.next);
-            self.next += 1;
-            let key = key_js.as_string().unwrap_or_default();
-            let value = js_sys::Reflect::get(&self.de.value, &key_js).map_err(|e| {
-                Error::type_(format!("could not be read: {}", thrown(&e)))
-                    .at(Seg::Key(Cow::Owned(key.clone())))
-            })?;
-            if value.is_undefined() {
-                continue;
+        let obj = &self.de.value;
+        match &mut self.source {
+            Source::Declared(fields) => {
+                let mut keeps_null = false;
+                for &key in fields.by_ref() {
+                    if key.starts_with(NULL_IS_A_VALUE) {
+                        keeps_null = true;
+                        continue;
+                    }
+                    let value = read_field(obj, key)?;
+                    let known = match (
+                        value.is_null_or_undefined(),
+                        std::mem::take(&mut keeps_null),
+                    ) {
+                        (false, _) => Some(false),
+                        (true, true) if !value.is_undefined() => Some(true),
+                        (true, _) => continue,
+                    };
+                    self.current = Some((key_seg(key), value, known));
+                    return seed
+                        .deserialize(BorrowedStrDeserializer::new(key))
+                        .map(Some);
+                }
             }
-            let out = seed.deserialize(key.as_str().into_deserializer());
-            self.current = Some((key, value));
-            return out.map(Some);
+            Source::Own { keys, next } => {
+                while *next < keys.length() {
+                    // Our own array of strings from Object.keys: reading it runs no user code.
+                    // The key is used as that JS string (user keys stay out of `read`'s
+                    // interned names).
+                    let key_js = keys.get(*next);
+                    *next += 1;
+                    let key = key_js.as_string().unwrap_or_default();
+                    let value = js_sys::Reflect::get(obj, &key_js).map_err(|e| {
+                        Error::type_(format!("could not be read: {}", thrown(&e)))
+                            .at(Seg::Key(Cow::Owned(key.clone())))
+                    })?;
+                    if value.is_undefined() {
+                        continue;
+                    }
+                    let out = seed.deserialize(key.as_str().into_deserializer());
+                    self.current = Some((Seg::Key(Cow::Owned(key)), value, None));
+                    return out.map(Some);
+                }
+            }
         }
         Ok(None)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
-        let Some((key, value)) = self.current.take() else {
+        let Some((key, value, nullish)) = self.current.take() else {
             return Err(Error::type_("a value was read before its key"));
         };
-        match self.de.child(value, None) {
+        match self.de.child(value, nullish) {
             Ok(child) => seed.deserialize(child),
             Err(e) => Err(e),
         }
-        .map_err(|e| e.at(Seg::Key(Cow::Owned(key))))
+        .map_err(|e| e.at(key))
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.keys.length().saturating_sub(self.next) as usize)
+        match &self.source {
+            Source::Declared(_) => None,
+            Source::Own { keys, next } => Some(keys.length().saturating_sub(*next) as usize),
+        }
     }
 }
 
