@@ -602,36 +602,83 @@ impl SchemaCache {
 /// enough: with serde_json's `preserve_order` it keeps insertion order, so
 /// the same schema written with another key order would miss the cache.
 fn sorted_compact(value: &Value) -> String {
-    fn write(value: &Value, out: &mut String) {
+    fn write(value: &Value, out: &mut Vec<u8>) {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                // Keys of one object are distinct: an unstable sort gives the one order.
+                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                out.push(b'{');
+                for (i, (key, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    json(key.as_str(), out);
+                    out.push(b':');
+                    write(v, out);
+                }
+                out.push(b'}');
+            }
+            Value::Array(items) => {
+                out.push(b'[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write(v, out);
+                }
+                out.push(b']');
+            }
+            scalar => json(scalar, out),
+        }
+    }
+    /// serde_json's compact text of a string or a scalar, as `Value`'s `Display` writes it,
+    /// straight into `out` (no `String` per key).
+    fn json<T: serde::Serialize + ?Sized>(v: &T, out: &mut Vec<u8>) {
+        // Writing a string or a scalar into a `Vec` cannot fail.
+        let _ = serde_json::to_writer(out, v);
+    }
+    let mut out = Vec::new();
+    write(value, &mut out);
+    // serde_json writes UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The canonical text as it was first written: keys sorted, each written by `Value`'s
+    /// `Display`. The direct writer must give the same text (it is the cache's key).
+    fn by_display(value: &Value) -> String {
         match value {
             Value::Object(map) => {
                 let mut entries: Vec<(&String, &Value)> = map.iter().collect();
                 entries.sort_by(|a, b| a.0.cmp(b.0));
-                out.push('{');
-                for (i, (key, v)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&Value::String(key.clone()).to_string());
-                    out.push(':');
-                    write(v, out);
-                }
-                out.push('}');
+                let items: Vec<String> = entries
+                    .into_iter()
+                    .map(|(k, v)| format!("{}:{}", Value::String(k.clone()), by_display(v)))
+                    .collect();
+                format!("{{{}}}", items.join(","))
             }
             Value::Array(items) => {
-                out.push('[');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write(v, out);
-                }
-                out.push(']');
+                let items: Vec<String> = items.iter().map(by_display).collect();
+                format!("[{}]", items.join(","))
             }
-            scalar => out.push_str(&scalar.to_string()),
+            scalar => scalar.to_string(),
         }
     }
-    let mut out = String::new();
-    write(value, &mut out);
-    out
+
+    #[test]
+    fn sorted_compact_is_the_sorted_display_text() {
+        let text = r#"{"z": [1, -0.0, 1e300, 12345678901234567890, 0.1, true, null],
+            "a\"b\\c\u0001\u2028é😀": {"y": "line\nbreak\ttab", "x": {}, "": []},
+            "m": {"b": 1, "a": [{"d": 1, "c": 2}]}}"#;
+        let value: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+        assert!(value.is_object());
+        assert_eq!(sorted_compact(&value), by_display(&value));
+        for scalar in [Value::Null, Value::from(-1.5), Value::from("\u{7f}\u{0}")] {
+            assert_eq!(sorted_compact(&scalar), by_display(&scalar));
+        }
+    }
 }
