@@ -112,9 +112,9 @@ pub(crate) fn done_to_js(
 
 /// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string.
 fn variant_js<T: Serialize>(v: &T) -> JsValue {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => read::interned(&s),
-        _ => JsValue::NULL,
+    match crate::wire::name_of(v) {
+        Some(name) => read::interned(name),
+        None => JsValue::NULL,
     }
 }
 

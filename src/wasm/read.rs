@@ -53,50 +53,58 @@ const MAX_KEYS: usize = 512;
 thread_local! {
     /// Property names as JS strings, each made once. Making one from Rust text is a call into
     /// the glue and a UTF-8 decode (`TextDecoder`) on every read: with ~25 reads per `classify`
-    /// that was the largest single cost of reading an options or error object. Hashed with
-    /// FNV-1a (the `fnv` crate), as the instance registries are: their keys are this crate's own
-    /// short names and sequential ids, never chosen from outside, so SipHash's flooding
-    /// resistance buys nothing and cost a few % of a loop.
-    static KEYS: RefCell<HashMap<Box<str>, JsValue, FnvBuildHasher>> =
+    /// that was the largest single cost of reading an options or error object. The names are
+    /// this crate's own `&'static str` (literals, serde's field lists), so the key is where the
+    /// text lives and its length, hashed with FNV-1a (the `fnv` crate): no hashing or comparing
+    /// of the text itself on every read. Never chosen from outside, so SipHash's flooding
+    /// resistance would buy nothing. The same name at two addresses is kept twice, which is
+    /// harmless.
+    static KEYS: RefCell<HashMap<(usize, usize), JsValue, FnvBuildHasher>> =
         RefCell::new(HashMap::default());
 }
 
 /// `f` on `s` as a JS string from [`KEYS`] (made and kept on a miss). The shared borrow is held
 /// while `f` runs (a getter, for [`reflect_get`]): a re-entrant call still gets its name (shared
 /// borrows nest) and only skips caching a new one.
-fn with_interned<T>(s: &str, f: impl FnOnce(&JsValue) -> T) -> T {
+fn with_interned<T>(s: &'static str, f: impl FnOnce(&JsValue) -> T) -> T {
+    let key = (s.as_ptr() as usize, s.len());
     KEYS.with(|cell| {
-        if let Some(k) = cell.try_borrow().ok().as_ref().and_then(|keys| keys.get(s)) {
+        if let Some(k) = cell
+            .try_borrow()
+            .ok()
+            .as_ref()
+            .and_then(|keys| keys.get(&key))
+        {
             return f(k);
         }
         let k = JsValue::from_str(s);
         let out = f(&k);
         if let Ok(mut keys) = cell.try_borrow_mut() {
             if keys.len() < MAX_KEYS {
-                keys.insert(s.into(), k);
+                keys.insert(key, k);
             }
         }
         out
     })
 }
 
-fn reflect_get(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+fn reflect_get(obj: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
     with_interned(key, |k| Reflect::get(obj, k))
 }
 
 /// `s` as a JS string, made once per distinct `s` (the [`KEYS`] cache): for the fixed words
 /// of outputs (classes, causes, signals), which would otherwise be decoded on every call.
-pub fn interned(s: &str) -> JsValue {
+pub fn interned(s: &'static str) -> JsValue {
     with_interned(s, JsValue::clone)
 }
 
 /// `obj[key]` of a value known to be an object (no check: one call into JS fewer per field).
-pub fn own_field(obj: &JsValue, key: &str) -> Result<JsValue, JsValue> {
+pub fn own_field(obj: &JsValue, key: &'static str) -> Result<JsValue, JsValue> {
     reflect_get(obj, key)
 }
 
 /// `obj[key]`, or `undefined` for anything that throws or is not an object.
-pub fn get(obj: &JsValue, key: &str) -> JsValue {
+pub fn get(obj: &JsValue, key: &'static str) -> JsValue {
     if !is_object(obj) {
         return JsValue::UNDEFINED;
     }
@@ -106,7 +114,7 @@ pub fn get(obj: &JsValue, key: &str) -> JsValue {
 /// `obj[key]` for arguments: a throwing getter is a `TypeError` naming `parent.key`, a path
 /// made only for the error (most fields are absent, and formatting a path for each read of
 /// `new RepairLoop` cost more than the reads).
-pub fn field(obj: &JsValue, key: &str, parent: &str) -> Read<JsValue> {
+pub fn field(obj: &JsValue, key: &'static str, parent: &str) -> Read<JsValue> {
     if !is_object(obj) {
         return Ok(JsValue::UNDEFINED);
     }

@@ -107,7 +107,7 @@ impl<T: 'static> Drop for Shared<T> {
 pub fn shared_arg<T: 'static>(
     key: SharedKey<T>,
     v: &JsValue,
-    id_key: &str,
+    id_key: &'static str,
     field: &str,
     what: &str,
 ) -> Read<Option<Rc<RefCell<T>>>> {
