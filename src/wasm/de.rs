@@ -438,9 +438,8 @@ impl<'c> JsDe<'c> {
     fn seq<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let len = self.array_len()?;
         visitor.visit_seq(ArrayAccess {
-            len,
-            next: 0,
             de: self,
+            indices: 0..len,
         })
     }
 
@@ -744,9 +743,9 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
 
 /// An array's items by index, each read with the catching `Reflect.get`.
 struct ArrayAccess<'c> {
-    len: u32,
-    next: u32,
     de: JsDe<'c>,
+    /// The indices not read yet.
+    indices: std::ops::Range<u32>,
 }
 
 impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
@@ -756,11 +755,9 @@ impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        if self.next >= self.len {
+        let Some(i) = self.indices.next() else {
             return Ok(None);
-        }
-        let i = self.next;
-        self.next += 1;
+        };
         let at = |e: Error| e.at(Seg::Index(i));
         let item = js_sys::Reflect::get_u32(&self.de.value, i)
             .map_err(|_| at(Error::type_("could not be read")))?;
@@ -771,6 +768,6 @@ impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
 
     fn size_hint(&self) -> Option<usize> {
         // Capped: the length is the caller's claim, memory is reserved from it.
-        Some(self.len.saturating_sub(self.next).min(1024) as usize)
+        Some(self.indices.len().min(1024))
     }
 }
