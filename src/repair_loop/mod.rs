@@ -165,7 +165,7 @@ impl RepairLoop {
         if self.state.started_at.is_none() {
             self.state.started_at = Some(now);
         }
-        let instruction = match outcome {
+        let mut instruction = match outcome {
             Outcome::Reply {
                 text,
                 stop_reason,
@@ -215,7 +215,7 @@ impl RepairLoop {
             }
         };
         if instruction.is_final() {
-            self.finish(&instruction, true);
+            self.finish(&mut instruction, true);
         }
         instruction
     }
@@ -271,8 +271,8 @@ impl RepairLoop {
             line
         };
         let classified = Classified::new(ErrorClass::HardFail, Cause::Aborted, Signal::None, line);
-        let instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
-        self.finish(&instruction, false);
+        let mut instruction = self.degrade(StopReason::Aborted, detail, Some(classified));
+        self.finish(&mut instruction, false);
         instruction
     }
 

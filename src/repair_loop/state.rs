@@ -296,8 +296,8 @@ impl RepairLoop {
     }
 
     /// Give `instruction` again on every later step; a `done` stays open to one verdict.
-    pub(super) fn finish(&mut self, instruction: &Instruction, provisional: bool) {
-        let kept = without_value(instruction.clone());
+    pub(super) fn finish(&mut self, instruction: &mut Instruction, provisional: bool) {
+        let kept = copy_without_value(instruction);
         self.state.phase = match kept {
             Instruction::Done { .. } if provisional => Phase::Provisional(kept),
             _ => Phase::Final(kept),
@@ -341,6 +341,21 @@ impl RepairLoop {
 /// large reply takes.
 fn without_value(instruction: Instruction) -> Instruction {
     set_value(instruction, |_| Value::Null)
+}
+
+/// [`without_value`] of a copy of `instruction`, which keeps its value: the value is moved out
+/// while the rest is cloned, then put back, so the tree is never copied (the clone of the tree
+/// showed as 7 % of `new RepairLoop` + `next` on a 0.5 KB reply).
+fn copy_without_value(instruction: &mut Instruction) -> Instruction {
+    let Instruction::Done { value, .. } = instruction else {
+        return instruction.clone();
+    };
+    let value = std::mem::take(value);
+    let kept = instruction.clone();
+    if let Instruction::Done { value: slot, .. } = instruction {
+        *slot = value;
+    }
+    kept
 }
 
 /// A `done` with the value made from its text; any other instruction as it is.
