@@ -396,6 +396,10 @@ fn ordinary_schemas() -> Vec<Value> {
                "$ref": "#/$defs/node", "$comment": "a list"}),
         json!({"definitions": {"a": {"type": "string"}}, "dependencies": {"a": ["b"], "b": {"required": ["c"]}},
                "$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": true}}),
+        // A subschema naming 2020-12 itself is checked in place (selfheal's embedded dialect).
+        json!({"type": "object", "$defs": {"d": {
+            "$schema": "https://json-schema.org/draft/2020-12/schema#", "$id": "urn:example:d",
+            "$dynamicAnchor": "meta", "allOf": [{"$ref": "https://json-schema.org/draft/2020-12/schema"}]}}}),
     ]
 }
 

@@ -274,3 +274,33 @@ fn remove_formats(schema: &mut Map<String, Value>, remove: &dyn Fn(&str) -> bool
         }
     }
 }
+
+#[cfg(all(test, feature = "validate"))]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The first `new Schema` in a fresh process builds the 2020-12 meta-validator unless the
+    /// patched jsonschema's prefilter passes the document compiled: with the default options
+    /// that is the schema with the format-assertion dialect embedded (its `$defs` entry names
+    /// 2020-12 in its own `$schema`). Both must pass, or every cold start pays the build.
+    #[test]
+    fn the_compiled_document_of_an_ordinary_schema_skips_meta_validation() {
+        for schema in [
+            json!({"type": "object"}),
+            json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                   "properties": {"at": {"type": "string", "format": "date-time"}},
+                   "$defs": {"x": {"type": "integer"}}}),
+        ] {
+            let options = SchemaOptions::default();
+            let doc = document(&schema, &options).unwrap_or(Value::Null);
+            assert!(doc.get("$defs").and_then(|d| d.get(DIALECT_KEY)).is_some(), "{doc}");
+            assert!(jsonschema::__selfheal_conforms_2020_12(&doc), "{doc}");
+            // What the compiler's meta-validation checks it against: 2020-12, the dialect's own.
+            let mut as_2020_12 = doc.clone();
+            as_2020_12["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+            assert!(jsonschema::meta::is_valid(&as_2020_12), "{doc}");
+        }
+    }
+}

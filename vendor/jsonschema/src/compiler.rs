@@ -1473,7 +1473,12 @@ pub(crate) fn validate_schema(
 
     // selfheal patch: a 2020-12 schema that certainly conforms needs no meta-validator (and on
     // wasm, the first compile in an instance then does not build one); see `meta_prefilter`.
-    if draft == Draft::Draft202012 && crate::meta_prefilter::conforms_2020_12(schema) {
+    // A schema whose `$schema` names a custom meta-schema comes here as `Unknown` and is checked
+    // against the 2020-12 meta-schema below (`validator_for_draft`), so the prefilter answers
+    // for it too: selfheal's format-assertion dialect makes every default compile one of those.
+    if matches!(draft, Draft::Draft202012 | Draft::Unknown)
+        && crate::meta_prefilter::conforms_2020_12(schema)
+    {
         return Ok(());
     }
 

@@ -12,8 +12,9 @@
 //! for word. The rules below are the 2020-12 meta-schema's `properties` (core, applicator,
 //! unevaluated, validation, meta-data, format-annotation, content, and the deprecated keywords
 //! of `schema.json`), read as code; formats are annotations in that dialect, so none is checked.
-//! Anything unusual answers `false`: a `$schema` below the root (an embedded resource with its
-//! own dialect), an integer written as a float (`1.0`), nesting deeper than `MAX_DEPTH`.
+//! Anything unusual answers `false`: a `$schema` below the root that names another dialect (an
+//! embedded resource with its own meta-schema), an integer written as a float (`1.0`), nesting
+//! deeper than `MAX_DEPTH`.
 //! selfheal's tests/jsonschema_patch.rs holds it to the meta-validator on generated schemas.
 
 use serde_json::{Map, Value};
@@ -50,8 +51,10 @@ fn keyword_conforms(keyword: &str, value: &Value, depth: usize, root: bool) -> b
     match keyword {
         // Core.
         "$id" => value.as_str().is_some_and(id_string),
-        // Below the root, `$schema` starts an embedded resource with its own meta-schema.
-        "$schema" => root && value.is_string(),
+        // Below the root, `$schema` may start an embedded resource with its own meta-schema,
+        // unless it names 2020-12 itself (the compiler then checks the subschema in place, by
+        // the rules here; selfheal's format-assertion dialect is such a subschema).
+        "$schema" => value.as_str().is_some_and(|uri| root || names_2020_12(uri)),
         "$ref" | "$dynamicRef" | "$recursiveRef" | "$comment" => value.is_string(),
         "$anchor" | "$dynamicAnchor" | "$recursiveAnchor" => value.as_str().is_some_and(anchor),
         "$vocabulary" => value
@@ -134,6 +137,14 @@ fn id_string(id: &str) -> bool {
         None => true,
         Some(at) => at + 1 == id.len(),
     }
+}
+
+/// The URIs `Draft::from_schema_uri` reads as Draft 2020-12 by name (not the version-less one).
+fn names_2020_12(uri: &str) -> bool {
+    matches!(
+        uri.trim_end_matches('#'),
+        "https://json-schema.org/draft/2020-12/schema" | "http://json-schema.org/draft/2020-12/schema"
+    )
 }
 
 /// `^[A-Za-z_][-A-Za-z0-9._]*$`.
