@@ -316,3 +316,27 @@ export function startOutcome(outcome) {
   else if (!(typeof cost === 'number' && Number.isFinite(cost) && cost >= 0)) return UNREAD;
   return `{"error":[${gatherError(error)},${String(cost)}]}`;
 }
+
+let nodeRandomFill;
+
+/**
+ * `buf` (a view of wasm memory) filled with random bytes, for src/wasm/random.rs: Node's
+ * `crypto.randomFillSync` where `process.getBuiltinModule` gives it, else
+ * `crypto.getRandomValues`. In a fresh Node process the first use of `globalThis.crypto` loads
+ * Node's whole WebCrypto (about 3.5 ms of the first `new Schema`, whose hash maps draw their keys
+ * here); `node:crypto` is loaded already. Throws where the host gives no random values (a
+ * Cloudflare Worker's global scope): the Rust side imports it with `catch`.
+ */
+export function randomFill(buf) {
+  if (nodeRandomFill === undefined) {
+    nodeRandomFill = null;
+    try {
+      const crypto = globalThis.process?.getBuiltinModule?.('node:crypto');
+      if (typeof crypto?.randomFillSync === 'function') nodeRandomFill = crypto.randomFillSync;
+    } catch {
+      // No Node: the Web Crypto API below.
+    }
+  }
+  if (nodeRandomFill !== null) nodeRandomFill(buf);
+  else globalThis.crypto.getRandomValues(buf);
+}

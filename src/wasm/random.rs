@@ -1,7 +1,8 @@
 //! getrandom's backend on wasm32 (selected by `.cargo/config.toml`: getrandom's documented
 //! `custom` backend).
 //!
-//! `crypto.getRandomValues`, imported with `catch`, whenever the host allows it. Where it throws
+//! `crypto.getRandomValues` (Node's `crypto.randomFillSync` in Node: `randomFill` in
+//! js/snippets/gather.js), imported with `catch`, whenever the host allows it. Where it throws
 //! or is missing (Cloudflare Workers at module scope allow no random values), the bytes come from
 //! SplitMix64 seeded by the clock and a counter instead of an error. Only jsonschema draws here:
 //!
@@ -19,9 +20,10 @@ use std::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen]
+#[wasm_bindgen(module = "/js/snippets/gather.js")]
 extern "C" {
-    #[wasm_bindgen(js_namespace = ["globalThis", "crypto"], js_name = getRandomValues, catch)]
+    /// Node's `crypto.randomFillSync`, else `crypto.getRandomValues` (js/snippets/gather.js).
+    #[wasm_bindgen(js_name = randomFill, catch)]
     fn get_random_values(buf: &mut [u8]) -> Result<(), JsValue>;
 }
 

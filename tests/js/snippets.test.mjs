@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { gatherError, startOutcome } from "../../js/snippets/gather.js";
+import { gatherError, randomFill, startOutcome } from "../../js/snippets/gather.js";
 import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
 import { jsonText, schemaLookup, schemaRemember, standardJsonSchema } from "../../js/snippets/schema_keys.js";
 import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/instructions.js";
@@ -70,6 +70,19 @@ test("startOutcome: a tagged record for every outcome, never a throw", () => {
     { kind: "error", costUsd: "1" }, { kind: "error", costUsd: NaN }, throwing(), revoked()].entries()) {
     assert.equal(start(fields[1]), "unread", `case ${fields[0]}`);
   }
+});
+
+test("randomFill: fills the whole view it is given, differently each time", () => {
+  const a = new Uint8Array(4096);
+  const b = new Uint8Array(4096);
+  randomFill(a);
+  randomFill(b);
+  assert.ok(a.some((x) => x !== 0) && b.some((x) => x !== 0));
+  assert.notDeepEqual(a, b);
+  const view = new Uint8Array(new ArrayBuffer(64), 16, 32);
+  randomFill(view);
+  assert.deepEqual(new Uint8Array(view.buffer, 0, 16), new Uint8Array(16), "only the view is written");
+  assert.deepEqual(new Uint8Array(view.buffer, 48, 16), new Uint8Array(16), "only the view is written");
 });
 
 test("jsonText: JSON.stringify within the limits, refusing at once what no reader takes", () => {
