@@ -114,12 +114,11 @@ pub(crate) fn done_to_js(
     )
 }
 
-/// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string.
+/// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string: read
+/// by `name_of`'s serializer, which `as_str` instantiates anyway (not `serde_json::to_value`, a
+/// second serializer per enum, and a `String` per call).
 fn variant_js<T: Serialize>(v: &T) -> JsValue {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => read::interned(&s),
-        _ => JsValue::NULL,
-    }
+    crate::wire::name_of(v).map_or(JsValue::NULL, read::interned)
 }
 
 /// A classification as JS, built by js/snippets/instructions.js. Destructured without `..`: a field
