@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::options::checks::finite_non_negative;
 use crate::options::options;
 
+selfheal_hot::wire_enum! {
 /// How jitter is added to the exponential delay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Jitter {
     /// capped + U[0, jitterMs)
@@ -22,6 +23,7 @@ pub enum Jitter {
     Equal,
     /// capped
     None,
+}
 }
 
 impl Jitter {

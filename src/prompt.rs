@@ -34,14 +34,16 @@ impl Prompt {
     }
 }
 
+selfheal_hot::wire_enum! {
 /// Language of the built-in texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Locale {
     #[default]
     En,
     Ja,
     Zh,
+}
 }
 
 impl Locale {

@@ -20,6 +20,11 @@ export function parsedOk(value, fixes) {
   return { ok: true, value, fixes: fixes === '' ? [] : fixes.split(',') };
 }
 
+/** `repairJson`'s result: `{ text, fixes }`; `fixes` comma-joined. */
+export function repaired(text, fixes) {
+  return { text, fixes: fixes === '' ? [] : fixes.split(',') };
+}
+
 /** `{ type: "done", value, text, source, fixes, attempts, costUsd }`; `fixes` comma-joined. */
 export function done(value, text, source, fixes, attempts, costUsd) {
   return {

@@ -17,8 +17,9 @@ use crate::options::{options, Given};
 use crate::prompt::{Locale, Prompt, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::DEFAULT_MAX_REPLY_CHARS;
 
+selfheal_hot::wire_enum! {
 /// How repairable failures are repaired.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Quote the broken output and ask for a repaired value.
@@ -26,6 +27,7 @@ pub enum Mode {
     Fix,
     /// Resend the previous prompt with the failure appended.
     Reask,
+}
 }
 
 /// Where the host sends the work when the loop gives up.

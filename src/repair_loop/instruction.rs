@@ -11,13 +11,15 @@ use crate::toolkit::Usage;
 
 use super::FallbackPlan;
 
+selfheal_hot::wire_enum! {
 /// Which kind of repair prompt a `send-repair-prompt` carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Strategy {
     Fix,
     Reask,
     Alternate,
+}
 }
 
 /// What happened to the call the host made.
@@ -52,17 +54,20 @@ pub enum Outcome {
     Invalid { reason: String },
 }
 
+selfheal_hot::wire_enum! {
 /// How the accepted value came about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Source {
     FirstPass,
     LocallyRepaired,
     Repaired,
 }
+}
 
+selfheal_hot::wire_enum! {
 /// Why the loop gave up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StopReason {
     HardFail,
@@ -79,6 +84,7 @@ pub enum StopReason {
     Aborted,
     /// The shared [`RetryBudget`](crate::toolkit::RetryBudget) allowed no resend.
     RetryBudgetExhausted,
+}
 }
 
 /// What the host must do next.

@@ -28,14 +28,16 @@ pub use fix::Fix;
 pub use repair::{repair_json, Repaired};
 pub use schema::{CompiledSchema, GivenSchemaOptions, SchemaCache, SchemaError, SchemaOptions};
 
+selfheal_hot::wire_enum! {
 /// What kind of failure a reply had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureKind {
     Empty,
     JsonSyntax,
     Schema,
     Truncated,
+}
 }
 
 impl FailureKind {

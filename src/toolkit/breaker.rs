@@ -14,8 +14,9 @@ use crate::error::OptionError;
 use crate::options::checks::{at_least_one, finite_non_negative};
 use crate::options::{made_from_options, options};
 
+selfheal_hot::wire_enum! {
 /// Where the breaker stands. Serialises as `"closed"`, `"open"`, `"half-open"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BreakerState {
     /// Calls go through; failures are counted.
@@ -25,6 +26,7 @@ pub enum BreakerState {
     Open,
     /// Trial calls are allowed: one success closes, one failure re-opens.
     HalfOpen,
+}
 }
 
 impl BreakerState {

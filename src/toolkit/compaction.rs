@@ -21,14 +21,16 @@ use super::neutralise;
 use crate::error::OptionError;
 use crate::prompt::Prompt;
 
+selfheal_hot::wire_enum! {
 /// Who wrote a message. Serialises lowercase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// `"user"`.
     User,
     /// `"assistant"`.
     Assistant,
+}
 }
 
 /// A message's content: a string, or an array of content parts (objects such

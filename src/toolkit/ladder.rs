@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::OptionError;
 use crate::prompt::{Locale, Prompt};
 
+selfheal_hot::wire_enum! {
 /// A level of service. Serialises lowercase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// The normal path, with every capability (never produced by the ladder).
@@ -32,6 +33,7 @@ pub enum Level {
     Minimal,
     /// No answer: a fixed apology.
     Unavailable,
+}
 }
 
 /// Ladder settings. `task` and `failedCapabilities` are required.

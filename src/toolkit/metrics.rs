@@ -76,14 +76,16 @@ pub struct MetricsSummary {
     pub degraded_count: u64,
 }
 
+selfheal_hot::wire_enum! {
 /// How urgent an alert is. Serialises as `"HIGH"` / `"MEDIUM"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum AlertLevel {
     /// `"HIGH"`.
     High,
     /// `"MEDIUM"`.
     Medium,
+}
 }
 
 /// One alert: page someone on `HIGH`, look soon on `MEDIUM`.

@@ -66,8 +66,9 @@ pub struct Step {
     pub progress: Option<String>,
 }
 
+selfheal_hot::wire_enum! {
 /// Which intervention the host should make. Serialises in snake_case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InterventionStrategy {
     /// Too many steps: summarise the work so far and restart from the summary.
@@ -82,6 +83,7 @@ pub enum InterventionStrategy {
     AlternativeApproach,
     /// The reviewing model judged the run unhealthy: feed its reason to the agent.
     GuidedCorrection,
+}
 }
 
 impl InterventionStrategy {

@@ -32,20 +32,14 @@ use wasm_bindgen::prelude::*;
 
 use crate::classify::{classify_with_rules, ClassifyRule};
 
-/// Values that may hold arbitrary JSON (numbers above 2^53 included) cross as
-/// JSON text and `JSON.parse`, which gives exactly what JS itself would parse.
+/// Every serialised output crosses as JSON text and `JSON.parse`: exact for arbitrary JSON
+/// (numbers above 2^53 included: what JS itself would parse), plain objects with own keys (a
+/// `"__proto__"` key included), and one serializer, so each output type's `Serialize` is
+/// instantiated once (docs/PERFORMANCE.md, "Round 4").
 pub(crate) fn to_js_json<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(v)
         .map_err(|e| js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")))?;
     js_sys::JSON::parse(&text)
-}
-
-/// Small fixed-shape values go through serde-wasm-bindgen as plain objects.
-pub(crate) fn to_js_plain<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| {
-            js_sys::Error::new(&format!("selfheal: internal serialisation error: {e}")).into()
-        })
 }
 
 #[wasm_bindgen(module = "/js/snippets/instructions.js")]
@@ -69,6 +63,8 @@ extern "C" {
     ) -> JsValue;
     #[wasm_bindgen(js_name = parsedOk)]
     fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
+    #[wasm_bindgen(js_name = repaired)]
+    fn repaired_js(text: &str, fixes: &str) -> JsValue;
     #[wasm_bindgen(js_name = done)]
     fn done_js(
         value: &JsValue,
@@ -91,6 +87,14 @@ pub(crate) fn parsed_ok_to_js(value: &JsValue, fixes: &[crate::structured::Fix])
     parsed_ok_js(value, &fix_names(fixes))
 }
 
+/// `repairJson`'s `{ text, fixes }`, built by js/snippets/instructions.js: the text crosses once,
+/// not escaped into JSON text and parsed again (1.6x slower at 2 KB and 50 KB, "Round 4").
+/// Destructured without `..`: a new `Repaired` field breaks the build here.
+pub(crate) fn repaired_to_js(repaired: &crate::structured::Repaired) -> JsValue {
+    let crate::structured::Repaired { text, fixes } = repaired;
+    repaired_js(text, &fix_names(fixes))
+}
+
 /// A `done` instruction around a JS value parsed on the JS side and the JS string it came from.
 pub(crate) fn done_to_js(
     value: &JsValue,
@@ -110,12 +114,11 @@ pub(crate) fn done_to_js(
     )
 }
 
-/// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string.
+/// The name serde gives a unit enum variant (`"rate-limited"`), as an interned JS string: read
+/// by `name_of`'s serializer, which `as_str` instantiates anyway (not `serde_json::to_value`, a
+/// second serializer per enum, and a `String` per call).
 fn variant_js<T: Serialize>(v: &T) -> JsValue {
-    match crate::wire::name_of(v) {
-        Some(name) => read::interned(name),
-        None => JsValue::NULL,
-    }
+    crate::wire::name_of(v).map_or(JsValue::NULL, read::interned)
 }
 
 /// A classification as JS, built by js/snippets/instructions.js. Destructured without `..`: a field

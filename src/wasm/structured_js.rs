@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 use super::de;
 use super::read::{self, type_err, Read};
 use super::registry::{self, Registry};
-use super::{to_js_json, to_js_plain};
+use super::to_js_json;
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
     self, CompiledSchema, FailureReport, GivenSchemaOptions, ParseOptions, SchemaCache,
@@ -236,7 +236,7 @@ impl JsSchema {
             .or_else(|e| type_err("value", format!("could not be read as JSON: {e}")))?;
         match self.compiled.validate(&value) {
             None => Ok(JsValue::NULL),
-            Some(report) => to_js_plain(&report),
+            Some(report) => to_js_json(&report),
         }
     }
 }
@@ -328,7 +328,7 @@ pub fn repair_json(text: JsValue) -> Result<JsValue, JsValue> {
     let text: String = de::read(&text, "text")?;
     match structured::repair_json(&text) {
         None => Ok(JsValue::NULL),
-        Some(repaired) => to_js_plain(&repaired),
+        Some(repaired) => Ok(super::repaired_to_js(&repaired)),
     }
 }
 
@@ -349,7 +349,7 @@ pub fn build_repair_prompt(
             .map_or(DEFAULT_MAX_RAW_CHARS, |n| n as usize),
         options.locale.unwrap_or_default(),
     );
-    to_js_plain(&build_fix_prompt(
+    to_js_json(&build_fix_prompt(
         &report,
         compiled.value(),
         &raw,

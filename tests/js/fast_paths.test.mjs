@@ -147,6 +147,14 @@ test('done: value and text come from the reply string itself, as before', () => 
   assert.deepEqual(fixed.fixes, ['unquoted-key', 'trailing-comma']);
 });
 
+test('repairJson: { text, fixes } from js/snippets/instructions.js, keys in the JSON order', () => {
+  const r = repairJson('```json\n{a: 1, "b": [1, 2,],}\n```');
+  assert.deepEqual(Object.keys(r), ['text', 'fixes']);
+  assert.deepEqual(r, { text: '{"a": 1, "b": [1, 2]}', fixes: ['code-fence', 'unquoted-key', 'trailing-comma'] });
+  assert.deepEqual(repairJson('{"a": 1}'), { text: '{"a": 1}', fixes: [] });
+  assert.equal(repairJson('no json here'), null);
+});
+
 test('errors read in one crossing (js/gather.js): every place SPEC lists, hostile values absent', () => {
   const headers = new Headers({ 'Retry-After': '3' });
   const cases = [

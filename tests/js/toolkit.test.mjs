@@ -567,6 +567,20 @@ test('Metrics: summary, alerts, JSONL', () => {
   assert.deepEqual(JSON.parse(lines[0]), { type: 'healing_event', ...event(NOW - 5000, 'transient', true) });
 });
 
+test('Metrics: any category is an own key of byCategory; token sums above 2^53 are numbers', () => {
+  // The summary crosses as JSON text and JSON.parse (docs/PERFORMANCE.md, "Round 4"): a category
+  // named "__proto__" is an own key, as JSON.parse makes it (assigned, it would be dropped), and
+  // a sum past Number.MAX_SAFE_INTEGER is the nearest double (it threw an internal error).
+  const m = new Metrics();
+  for (const category of ['__proto__', 'constructor', 'transient']) m.record(event(NOW - 10, category, false, { tokensUsed: 2 ** 52 }));
+  const s = m.summary(undefined, NOW);
+  assert.deepEqual(Object.keys(s.byCategory), ['__proto__', 'constructor', 'transient']);
+  assert.equal(Object.getPrototypeOf(s.byCategory), Object.prototype);
+  assert.equal(Object.getOwnPropertyDescriptor(s.byCategory, '__proto__').value, 1);
+  assert.equal(s.totalTokensUsed, 3 * 2 ** 52);
+  assert.deepEqual(Object.keys(s), ['total', 'successRate', 'failureRate', 'avgDurationMs', 'totalTokensUsed', 'byCategory', 'degradedCount']);
+});
+
 test('Metrics: bad events and arguments name the field; toJSON/fromJSON', () => {
   const m = new Metrics();
   const good = event(NOW, 'transient', true);

@@ -30,8 +30,9 @@ pub mod rules;
 
 pub use rules::{ClassifyRule, RuleError, StatusMatch};
 
+crate::wire_enum! {
 /// The four classes, each with its own budget in the loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorClass {
     /// Wait and resend the same prompt (429, 529, 5xx, network, timeouts).
@@ -42,6 +43,7 @@ pub enum ErrorClass {
     SemanticInvalid,
     /// Stop at once: retrying cannot help (auth, bad request, anything unrecognised).
     HardFail,
+}
 }
 
 impl ErrorClass {
@@ -58,8 +60,9 @@ impl ErrorClass {
     }
 }
 
+crate::wire_enum! {
 /// Why, more precisely than the class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cause {
     RateLimited,
@@ -87,9 +90,11 @@ pub enum Cause {
     Semantic,
     Unknown,
 }
+}
 
+crate::wire_enum! {
 /// Which signal of the error decided the classification.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Signal {
     XShouldRetry,
@@ -104,6 +109,7 @@ pub enum Signal {
     /// One of the caller's [`ClassifyRule`]s matched.
     Rule,
     None,
+}
 }
 
 /// The result of classification, as it crosses the boundary.

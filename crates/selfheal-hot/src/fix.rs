@@ -4,10 +4,11 @@
 //! `fixes`"); it is written here once. `fixes` lists each kind at most once, in the order it was
 //! first applied ([`FixList`]).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+crate::wire_enum! {
 /// One kind of local repair or coercion. Serialised as the kebab-case string.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Fix {
     // ---- where the value is ----
@@ -97,49 +98,11 @@ pub enum Fix {
     /// `null` for a required property that is absent and whose schema allows `null`.
     CoerceNull,
 }
+}
 
 impl Fix {
-    /// Every kind, in declaration order.
-    pub const ALL: [Fix; 38] = [
-        Fix::CodeFence,
-        Fix::SurroundingProse,
-        Fix::TrailingComma,
-        Fix::SingleQuotes,
-        Fix::SmartQuotes,
-        Fix::UnquotedKey,
-        Fix::Comment,
-        Fix::PythonLiteral,
-        Fix::MissingComma,
-        Fix::ControlCharacter,
-        Fix::InvalidEscape,
-        Fix::UnclosedString,
-        Fix::UnclosedBracket,
-        Fix::MissingColon,
-        Fix::MissingValue,
-        Fix::UnescapedQuote,
-        Fix::Ellipsis,
-        Fix::StringConcatenation,
-        Fix::FunctionWrapper,
-        Fix::UndefinedLiteral,
-        Fix::SpecialWhitespace,
-        Fix::BacktickQuotes,
-        Fix::LeadingZeros,
-        Fix::NumberFormat,
-        Fix::InvalidNumber,
-        Fix::RegexLiteral,
-        Fix::NewlineDelimited,
-        Fix::MismatchedBracket,
-        Fix::RedundantBracket,
-        Fix::EscapedJson,
-        Fix::StringEncodedJson,
-        Fix::UnquotedString,
-        Fix::CoerceNumber,
-        Fix::CoerceBoolean,
-        Fix::CoerceEnum,
-        Fix::CoerceArray,
-        Fix::CoerceObject,
-        Fix::CoerceNull,
-    ];
+    /// Every kind, in declaration order (the list [`crate::wire_enum!`] writes).
+    pub const ALL: &'static [Fix] = <Fix as crate::wire_name::UnitEnum>::ALL;
 
     /// The kebab-case name, identical to the serde serialisation.
     #[must_use]

@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use super::{construct, State};
 use crate::prompt::Locale;
 use crate::toolkit::{AgentBudget, Usage};
-use crate::wasm::{de, to_js_plain};
+use crate::wasm::{de, to_js_json};
 
 #[wasm_bindgen(js_name = AgentBudget, skip_typescript)]
 pub struct JsAgentBudget {
@@ -30,7 +30,7 @@ impl JsAgentBudget {
 
     /// `{ stop, reason }`: iterations, then input, then output tokens.
     pub fn exhausted(&self) -> Result<JsValue, JsValue> {
-        to_js_plain(&self.inner.with(|b| b.exhausted())?)
+        to_js_json(&self.inner.with(|b| b.exhausted())?)
     }
 
     /// Either token ratio above 0.8.

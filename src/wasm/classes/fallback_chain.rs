@@ -6,7 +6,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{construct, State};
 use crate::toolkit::{ChainResult, FallbackChain};
-use crate::wasm::{de, read, to_js_json, to_js_plain};
+use crate::wasm::{de, read, to_js_json};
 
 /// Code points kept of an error description in a failure.
 const MAX_ERROR_CHARS: usize = 500;
@@ -96,13 +96,13 @@ impl JsFallbackChain {
     /// Tools called in the current run, in call order.
     #[wasm_bindgen(getter)]
     pub fn tried(&self) -> Result<JsValue, JsValue> {
-        to_js_plain(&self.inner.with(|c| c.tried().to_vec())?)
+        to_js_json(&self.inner.with(|c| c.tried().to_vec())?)
     }
 
     /// Failed calls of the current run: `{ tool, error, at }`.
     #[wasm_bindgen(getter)]
     pub fn failures(&self) -> Result<JsValue, JsValue> {
-        to_js_plain(&self.inner.with(|c| c.failures().to_vec())?)
+        to_js_json(&self.inner.with(|c| c.failures().to_vec())?)
     }
 }
 

@@ -6,7 +6,7 @@ use super::fallback_chain::{reported_error, reported_ok};
 use super::{construct, State};
 use crate::error::OptionError;
 use crate::toolkit::{DegradationLadder, LadderResult};
-use crate::wasm::{de, read, to_js_plain};
+use crate::wasm::{de, read, to_js_json};
 
 /// `{ ok: true, text }` or `{ ok: false, error? }`.
 fn ladder_result(v: &JsValue) -> Result<LadderResult, JsValue> {
@@ -40,13 +40,13 @@ impl JsDegradationLadder {
 
     /// The first step ("partial" only if tools failed); again restarts.
     pub fn start(&self) -> Result<JsValue, JsValue> {
-        to_js_plain(&self.inner.with(|l| l.start())?)
+        to_js_json(&self.inner.with(|l| l.start())?)
     }
 
     /// Feed `{ ok: true, text }` or `{ ok: false, error? }`.
     pub fn next(&self, result: JsValue) -> Result<JsValue, JsValue> {
         let result = ladder_result(&result)?;
-        to_js_plain(&self.inner.with(|l| l.next(result))?)
+        to_js_json(&self.inner.with(|l| l.next(result))?)
     }
 }
 

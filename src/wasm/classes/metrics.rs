@@ -5,7 +5,7 @@ use wasm_bindgen::prelude::*;
 use super::State;
 use crate::error::OptionError;
 use crate::toolkit::{metrics::DEFAULT_SUMMARY_WINDOW_MS, HealingEvent, Metrics};
-use crate::wasm::{de, read, to_js_plain};
+use crate::wasm::{de, read, to_js_json};
 
 #[wasm_bindgen(js_name = Metrics, skip_typescript)]
 pub struct JsMetrics {
@@ -39,13 +39,13 @@ impl JsMetrics {
             );
         }
         let now = read::now_arg(&now)?;
-        to_js_plain(&self.inner.with(|m| m.summary(window_ms, now))?)
+        to_js_json(&self.inner.with(|m| m.summary(window_ms, now))?)
     }
 
     /// Alerts at `now`.
     pub fn alerts(&self, now: JsValue) -> Result<JsValue, JsValue> {
         let now = read::now_arg(&now)?;
-        to_js_plain(&self.inner.with(|m| m.alerts(now))?)
+        to_js_json(&self.inner.with(|m| m.alerts(now))?)
     }
 
     /// One `{"type":"healing_event",...}` line per event.

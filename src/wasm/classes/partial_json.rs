@@ -18,7 +18,7 @@ use crate::structured::stream::{
 use crate::structured::{CompiledSchema, ParseOptions};
 use crate::wasm::error::Read;
 use crate::wasm::structured_js::{parsed_to_js, schema_arg};
-use crate::wasm::{de, read, to_js_plain};
+use crate::wasm::{de, read, to_js_json};
 
 #[wasm_bindgen(module = "/js/snippets/instructions.js")]
 extern "C" {
@@ -112,7 +112,7 @@ impl Mirror {
         let violation = match (&update.violation, self.violation_sent) {
             (Some(issue), false) => {
                 self.violation_sent = true;
-                to_js_plain(issue)?
+                to_js_json(issue)?
             }
             _ => JsValue::UNDEFINED,
         };

@@ -16,7 +16,7 @@ use crate::toolkit::{CircuitBreaker, RetryBudget};
 use crate::wasm::error::Busy;
 use crate::wasm::random::random_seed;
 use crate::wasm::structured_js::{schema_arg, with_cache};
-use crate::wasm::{de, read, rules_js, to_js_json, to_js_plain};
+use crate::wasm::{de, read, rules_js, to_js_json};
 
 #[wasm_bindgen(js_name = RepairLoop, skip_typescript)]
 pub struct JsRepairLoop {
@@ -109,11 +109,11 @@ impl JsRepairLoop {
 
     #[wasm_bindgen(getter)]
     pub fn attempts(&self) -> Result<JsValue, JsValue> {
-        to_js_plain(&self.inner.with(|l| l.attempts().to_vec())?)
+        to_js_json(&self.inner.with(|l| l.attempts().to_vec())?)
     }
 
     pub fn report(&self) -> Result<JsValue, JsValue> {
-        to_js_plain(&self.inner.with(|l| l.report())?)
+        to_js_json(&self.inner.with(|l| l.report())?)
     }
 
     #[wasm_bindgen(js_name = toJSON)]

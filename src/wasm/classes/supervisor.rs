@@ -4,7 +4,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{under_options, State};
 use crate::toolkit::{Step, Supervisor, SupervisorOptions};
-use crate::wasm::{de, read, to_js_plain};
+use crate::wasm::{de, read, to_js_json};
 
 #[wasm_bindgen(js_name = Supervisor, skip_typescript)]
 pub struct JsSupervisor {
@@ -28,13 +28,13 @@ impl JsSupervisor {
     pub fn observe(&self, step: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         let step: Step = de::from_js(&step, "step")?;
         let now = read::now_arg(&now)?;
-        to_js_plain(&self.inner.with(|s| s.observe(step, now))?)
+        to_js_json(&self.inner.with(|s| s.observe(step, now))?)
     }
 
     /// The reviewing model's reply text as a verdict.
     pub fn verdict(&self, text: JsValue) -> Result<JsValue, JsValue> {
         let text: String = de::from_js(&text, "text")?;
-        to_js_plain(&self.inner.with(|s| s.verdict(&text))?)
+        to_js_json(&self.inner.with(|s| s.verdict(&text))?)
     }
 
     /// Steps observed so far.

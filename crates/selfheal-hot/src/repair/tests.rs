@@ -467,7 +467,7 @@ fn fix_names() {
             "coerce-null",
         ]
     );
-    for fix in Fix::ALL {
+    for &fix in Fix::ALL {
         let json = serde_json::to_string(&fix).ok();
         assert_eq!(json, Some(format!("\"{}\"", fix.as_str())));
         let back: Option<Fix> = serde_json::from_str(&format!("\"{}\"", fix.as_str())).ok();
