@@ -295,7 +295,10 @@ mod tests {
         ] {
             let options = SchemaOptions::default();
             let doc = document(&schema, &options).unwrap_or(Value::Null);
-            assert!(doc.get("$defs").and_then(|d| d.get(DIALECT_KEY)).is_some(), "{doc}");
+            assert!(
+                doc.get("$defs").and_then(|d| d.get(DIALECT_KEY)).is_some(),
+                "{doc}"
+            );
             assert!(jsonschema::__selfheal_conforms_2020_12(&doc), "{doc}");
             // What the compiler's meta-validation checks it against: 2020-12, the dialect's own.
             let mut as_2020_12 = doc.clone();
