@@ -570,6 +570,8 @@ function table() {
     out.push(`| Schema and loop both in the first request | ${w.handler.firstRequestMs.toFixed(2)} ms |`);
     out.push(`| **the handler's own CPU** (module-scope Schema: loop row − empty-handler row) | ${workerd.derived.handlerMs.toFixed(2)} ms |`);
     out.push(`| the module-scope new Schema (runs when the isolate starts) | ${workerd.derived.moduleScopeSchemaMs.toFixed(2)} ms |`);
+    out.push(`| the handler's own CPU when module scope also ran one seeded loop (README, "In Cloudflare Workers") | ${workerd.derived.warmHandlerMs.toFixed(2)} ms |`);
+    out.push(`| that module-scope warm-up loop (runs when the isolate starts) | ${workerd.derived.warmUpMs.toFixed(2)} ms |`);
   }
   out.push('');
   out.push('| goal | measured | |');
