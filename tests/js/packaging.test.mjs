@@ -94,7 +94,7 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   // The web build ships each snippet as written (ESM); the CommonJS glue gets CommonJS copies.
   const exported = {
     "gather.js": ["gatherError", "startOutcome", "randomFill"],
-    "instructions.js": ["classified", "waitForBackoff", "parsedOk", "done", "partialNew", "partialText", "partialApply"],
+    "instructions.js": ["classified", "waitForBackoff", "parsedOk", "repaired", "done", "partialNew", "partialText", "partialApply"],
     "schema_keys.js": ["jsonText", "schemaLookup", "schemaRemember"],
   };
   for (const [name, names] of Object.entries(exported)) {

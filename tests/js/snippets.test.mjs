@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { gatherError, randomFill, startOutcome } from "../../js/snippets/gather.js";
-import { classified, done, parsedOk, waitForBackoff } from "../../js/snippets/instructions.js";
+import { classified, done, parsedOk, repaired, waitForBackoff } from "../../js/snippets/instructions.js";
 import { jsonText, schemaLookup, schemaRemember, standardJsonSchema } from "../../js/snippets/schema_keys.js";
 import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/instructions.js";
 
@@ -161,6 +161,9 @@ test("instructions: the contract's object literals, key for key", () => {
   assert.deepEqual(w, { type: "wait-for-backoff", delayMs: 2000, prompt: { system: "s", user: "u" }, attempt: 2, classified: c });
   assert.deepEqual(parsedOk({ a: 1 }, ""), { ok: true, value: { a: 1 }, fixes: [] });
   assert.deepEqual(parsedOk(1, "code-fence,trailing-comma").fixes, ["code-fence", "trailing-comma"]);
+  assert.deepEqual(repaired('{"a":1}', ""), { text: '{"a":1}', fixes: [] });
+  assert.deepEqual(Object.keys(repaired("[]", "code-fence,trailing-comma")), ["text", "fixes"]);
+  assert.deepEqual(repaired("[]", "code-fence,trailing-comma").fixes, ["code-fence", "trailing-comma"]);
   assert.deepEqual(Object.keys(done(1, "1", "first-pass", "", 1, 0)),
     ["type", "value", "text", "source", "fixes", "attempts", "costUsd"]);
 });
