@@ -219,22 +219,21 @@ fn every_loop_option_is_read_by_its_serde_name_and_declared() {
         "the .d.ts LoopOptions and LoopConfig differ"
     );
     // `Partial<Budget>` and `Partial<Backoff>`: their partial forms read the same names.
-    assert_eq!(
-        serde_fields::<Budget>(),
-        declared_fields("export interface Budget {")
-    );
-    assert_eq!(
-        serde_fields::<Budget>(),
-        serde_fields::<selfheal::repair_loop::BudgetOptions>()
-    );
-    assert_eq!(
-        serde_fields::<Backoff>(),
-        declared_fields("export interface Backoff {")
-    );
-    assert_eq!(
-        serde_fields::<Backoff>(),
-        serde_fields::<selfheal::repair_loop::BackoffOptions>()
-    );
+    for (resolved, given, interface) in [
+        (
+            serde_fields::<Budget>(),
+            serde_fields::<selfheal::repair_loop::BudgetOptions>(),
+            "export interface Budget {",
+        ),
+        (
+            serde_fields::<Backoff>(),
+            serde_fields::<selfheal::repair_loop::BackoffOptions>(),
+            "export interface Backoff {",
+        ),
+    ] {
+        assert_eq!(resolved, declared_fields(interface), "{interface}");
+        assert_eq!(resolved, given, "{interface}");
+    }
     // The toolkit's options, read whole.
     let breaker = DTS
         .lines()
