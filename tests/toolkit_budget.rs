@@ -185,7 +185,8 @@ fn usage_saturates_instead_of_overflowing() {
     let mut b = budget(10, 10, 20);
     b.record(usage(u64::MAX, u64::MAX));
     b.record(usage(u64::MAX, u64::MAX));
-    assert_eq!(b.input_tokens(), u64::MAX);
+    // Held at Number.MAX_SAFE_INTEGER since 0.2 (the test below), no longer u64::MAX.
+    assert_eq!(b.input_tokens(), (1 << 53) - 1);
     assert!(b.nearly_done());
     assert_eq!(b.max_tokens_for_next_call(100), 0);
 }
@@ -218,4 +219,20 @@ fn state_round_trips_through_json_and_resumes_identically() {
         assert_eq!(a.hint(Locale::En), b.hint(Locale::En));
     }
     assert_eq!(a, b);
+}
+
+#[test]
+fn token_sums_stop_at_max_safe_integer_so_the_state_reads_back_in_js() {
+    // Each call's usage is at most 2^53 - 1 from JS; their sum is held there too (a JS number
+    // past it is not exact, and fromJSON reads whole numbers up to it), and the budget is spent.
+    const MAX_SAFE: u64 = (1 << 53) - 1;
+    let mut b = budget(MAX_SAFE, MAX_SAFE, 20);
+    b.record(usage(MAX_SAFE, 1));
+    b.record(usage(MAX_SAFE, u64::MAX));
+    assert_eq!((b.input_tokens(), b.output_tokens()), (MAX_SAFE, MAX_SAFE));
+    assert!(b.exhausted().stop);
+    let state = serde_json::to_value(&b).unwrap();
+    assert_eq!(state["inputTokens"], json!(MAX_SAFE));
+    let back: AgentBudget = serde_json::from_value(state).unwrap();
+    assert_eq!(back, b);
 }

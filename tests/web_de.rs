@@ -739,6 +739,27 @@ fn unknown_fields_refused_only_where_the_type_says_so() {
     );
 }
 
+/// Under `Keys::All` an unknown field's value is read as JSON data and dropped: a cyclic extra
+/// is refused (it would be by `JSON.stringify`), a plain one is not; the default never reads it.
+#[wasm_bindgen_test]
+fn unknown_values_are_json_data_under_keys_all() {
+    #[derive(Debug, Deserialize)]
+    struct Lax {
+        a: Option<u32>,
+    }
+    let cyclic = js_sys::eval("(() => { const o = { a: 1 }; o.self = o; return o; })()").unwrap();
+    let m = assert_refused_within(
+        from_js_with::<Lax>(&cyclic, "o", Limits::DEFAULT, Keys::All),
+        Kind::Type,
+        "o.self",
+    );
+    assert!(m.contains("cyclic"), "{m}");
+    assert_eq!(from_js::<Lax>(&cyclic, "o").unwrap().a, Some(1));
+    let extra = js(json!({ "a": 2, "extra": { "deep": [1, "x", null] } }));
+    let read = from_js_with::<Lax>(&extra, "o", Limits::DEFAULT, Keys::All).unwrap();
+    assert_eq!(read.a, Some(2));
+}
+
 #[wasm_bindgen_test]
 fn enums_by_their_serde_names() {
     for (name, mode) in [("fix", Mode::Fix), ("reask", Mode::Reask)] {

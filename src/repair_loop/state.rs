@@ -177,9 +177,10 @@ pub struct Snapshot {
     state: SavedState,
 }
 
-/// An `Option` field that must be present (as `null` when empty).
+/// An `Option` field that must be present (as `null` when empty), read as one JSON value
+/// ([`crate::wire::any_json`]: from JS, one `JSON.stringify` rather than a read per node).
 fn required_nullable<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Option::<Value>::deserialize(d)
+    crate::wire::any_json(d).map(|v| Some(v).filter(|v| !v.is_null()))
 }
 
 const SNAPSHOT_VERSION: u32 = 1;

@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::MAX_COUNT;
 use crate::error::OptionError;
 use crate::prompt::Locale;
 
@@ -125,8 +126,11 @@ impl AgentBudget {
     /// One iteration (model call) and its token usage.
     pub fn record(&mut self, usage: Usage) {
         self.iterations = self.iterations.saturating_add(1);
-        self.input_tokens = self.input_tokens.saturating_add(usage.input_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(usage.output_tokens);
+        // Held to MAX_COUNT, at or above any budget set from JS (whole numbers up to it), so a spent
+        // budget stays spent and its state reads back.
+        self.input_tokens = (self.input_tokens.saturating_add(usage.input_tokens)).min(MAX_COUNT);
+        self.output_tokens =
+            (self.output_tokens.saturating_add(usage.output_tokens)).min(MAX_COUNT);
     }
 
     // ---- outputs ----

@@ -17,6 +17,10 @@
 
 #![warn(missing_docs)]
 
+/// Counts in a state stop here (`Number.MAX_SAFE_INTEGER`), so they survive JSON and JS numbers
+/// and a state `toJSON()` gave can always be read back.
+const MAX_COUNT: u64 = 9_007_199_254_740_991;
+
 pub mod breaker;
 pub mod budget;
 pub mod compaction;

@@ -25,6 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::MAX_COUNT;
 use crate::error::OptionError;
 use crate::options::checks::finite_non_negative;
 use crate::options::{made_from_options, options};
@@ -33,8 +34,6 @@ use crate::options::{made_from_options, options};
 pub const SLICES: usize = 10;
 /// `now` is held to the range of a JS `Date` (±8.64e15 ms), so bucket numbers stay exact.
 const MAX_TIME: f64 = 8.64e15;
-/// Counts stop here (`Number.MAX_SAFE_INTEGER`), so they survive JSON and JS numbers.
-const MAX_COUNT: u64 = 9_007_199_254_740_991;
 /// Tolerance for the float sum `ratio × first calls + reserve`.
 const EPSILON: f64 = 1e-9;
 

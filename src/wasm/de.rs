@@ -97,7 +97,10 @@ impl Limits {
 pub enum Keys {
     /// Only the declared fields: unknown fields are never read (options, the contract today).
     Declared,
-    /// Every own enumerable string key, so `#[serde(deny_unknown_fields)]` can refuse extras.
+    /// Every own enumerable string key, so `#[serde(deny_unknown_fields)]` can refuse extras;
+    /// the values of unknown keys are read too (and dropped), so the whole value must be JSON
+    /// data, as `JSON.stringify` would take it: a cyclic or too deep extra is refused. For values
+    /// selfheal gave out and takes back (`toJSON()` states).
     All,
 }
 
@@ -636,9 +639,13 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
     // Nothing selfheal reads is bytes: refused as any other value of the wrong type.
     serde::forward_to_deserialize_any! { bytes byte_buf }
 
-    /// Ignored values are not read at all.
+    /// Ignored values are not read at all, except under [`Keys::All`], where the whole value
+    /// must be JSON data: they are read as such, and dropped.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        visitor.visit_unit()
+        match self.ctx.keys {
+            Keys::All => self.deserialize_any(visitor),
+            Keys::Declared => visitor.visit_unit(),
+        }
     }
 
     fn is_human_readable(&self) -> bool {

@@ -2,6 +2,7 @@
 // toJSON/fromJSON, determinism, the default seed, SPEC section 5 rules.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 
 import { RepairLoop, CircuitBreaker, Schema } from '../../pkg/selfheal.js';
 import { NOW, PROMPT, CITY_SCHEMA, baseOptions, reply, failure, throwsNaming, revokedProxy, withField, assertClassified } from './helpers.mjs';
@@ -225,6 +226,25 @@ test('toJSON -> JSON.stringify -> JSON.parse -> fromJSON resumes identically', (
   const bad = structuredClone(s);
   bad.options.backoff.baseMs = -1;
   throwsNaming(() => RepairLoop.fromJSON(bad), RangeError, 'backoff.baseMs');
+});
+
+test('loops saved by 0.1 resume through fromJSON, field for field, and finish', () => {
+  // tests/corpus/snapshots-0.1 (tests/restore.rs drives the same loops natively): the JS
+  // boundary reads a state with the options' deserializer, so the old format is checked here too.
+  const saved = (name) => JSON.parse(readFileSync(new URL(`../corpus/snapshots-0.1/${name}`, import.meta.url), 'utf8'));
+  const mid = saved('mid-loop.json');
+  const resumed = RepairLoop.fromJSON(mid);
+  assert.deepEqual(resumed.toJSON().state, mid.state);
+  const fin = resumed.next(reply('{"city": "Paris"}'), 4_000);
+  assert.equal(fin.type, 'done');
+  assert.deepEqual([fin.value, fin.source, fin.attempts], [{ city: 'Paris' }, 'repaired', 3]);
+  assert.deepEqual([resumed.report().calls, resumed.report().repaired], [3, 1]);
+
+  const provisional = saved('provisional-done.json');
+  const done = RepairLoop.fromJSON(provisional);
+  assert.deepEqual(done.toJSON().state, provisional.state);
+  const verdict = done.next({ kind: 'rejected', reason: 'Paris is not allowed here' }, 2_000);
+  assert.equal(verdict.type, 'send-repair-prompt', 'the one verdict reopens the done');
 });
 
 test('determinism: same seed, same delays; no seed works', () => {

@@ -3,12 +3,11 @@
 use wasm_bindgen::prelude::*;
 
 use super::under_options;
-use crate::error::OptionError;
 use crate::toolkit::{
     apply_summary as apply_summary_core, estimate_tokens as estimate_tokens_core,
     plan_compaction as plan_compaction_core, Compaction, CompactionOptions, Message,
 };
-use crate::wasm::{de, read, to_js_json};
+use crate::wasm::{de, to_js_json};
 
 /// `estimateTokens(messages)`: script-aware, never below `ceil(0.25 · characters)`.
 #[wasm_bindgen(js_name = estimateTokens, skip_typescript)]
@@ -29,20 +28,7 @@ pub fn plan_compaction(messages: JsValue, options: JsValue) -> Result<JsValue, J
 /// `applySummary(plan, summary)`: `[summary message, ack message, ...plan.keep]`.
 #[wasm_bindgen(js_name = applySummary, skip_typescript)]
 pub fn apply_summary(plan: JsValue, summary: JsValue) -> Result<JsValue, JsValue> {
-    if !plan.is_object() || read::is_array(&plan) {
-        return Err(OptionError::type_(
-            "plan",
-            &format!(
-                "must be the object planCompaction() returned, got {}",
-                read::type_name(&plan)
-            ),
-        )
-        .into());
-    }
-    let text = read::json_text(&plan, "plan")?;
-    let plan: Compaction = serde_json::from_str(&text).map_err(|e| {
-        OptionError::type_("plan", &format!("is not a planCompaction() result: {e}"))
-    })?;
+    let plan: Compaction = super::read_state(&plan, "plan", "planCompaction() returned")?;
     let summary: String = de::from_js(&summary, "summary")?;
     let messages = apply_summary_core(&plan, &summary)?;
     to_js_json(&messages)

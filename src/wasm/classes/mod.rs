@@ -105,27 +105,42 @@ macro_rules! state_json {
 }
 pub(crate) use state_json;
 
-/// `X.fromJSON(state)`: `JSON.stringify` (catching) and serde, then `check` on the result.
+/// `X.fromJSON(state)`: the state read by [`read_state`], then `check` on the result.
 pub(crate) fn from_state<T: DeserializeOwned>(
     state: &JsValue,
     class: &str,
     check: impl FnOnce(&T) -> Result<(), OptionError>,
 ) -> Result<T, JsValue> {
-    if !state.is_object() || read::is_array(state) {
+    let what = format!("{class}.toJSON() returned");
+    let v: T = read_state(state, "state", &what)?;
+    check(&v)
+        .map_err(|e| OptionError::type_("state", &format!("is not a valid {class} state: {e}")))?;
+    Ok(v)
+}
+
+/// A value selfheal gave out whole and takes back (`toJSON()` states, `planCompaction()`'s
+/// plan), read by the same catching deserializer as options, every own key seen (so the types
+/// that `deny_unknown_fields` refuse extras). One reader for both directions of the boundary:
+/// reading these through serde_json instead compiled every state type's `Deserialize` a second
+/// time (docs/PERFORMANCE.md, "Round 6"). Any error is a `TypeError` at `field` saying what the
+/// value must be (`the object RepairLoop.toJSON() returned`) and what was wrong inside it.
+pub(crate) fn read_state<T: DeserializeOwned>(
+    value: &JsValue,
+    field: &str,
+    what: &str,
+) -> Result<T, JsValue> {
+    if !value.is_object() || read::is_array(value) {
         return Err(OptionError::type_(
-            "state",
-            &format!(
-                "must be the object {class}.toJSON() returned, got {}",
-                read::type_name(state)
-            ),
+            field,
+            &format!("must be the object {what}, got {}", read::type_name(value)),
         )
         .into());
     }
-    let text = read::json_text(state, "state")?;
-    let invalid = |detail: String| -> JsValue {
-        OptionError::type_("state", &format!("is not a valid {class} state: {detail}")).into()
-    };
-    let v: T = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-    check(&v).map_err(|e| invalid(e.to_string()))?;
-    Ok(v)
+    de::read_js(value, field, de::Limits::DEFAULT, de::Keys::All).map_err(|bad| {
+        OptionError::type_(
+            field,
+            &format!("is not the object {what}: {} {}", bad.field, bad.message),
+        )
+        .into()
+    })
 }

@@ -126,9 +126,8 @@ impl JsRepairLoop {
     pub fn restore(state: JsValue, breaker: JsValue, budget: JsValue) -> Result<Self, JsValue> {
         let breaker = breaker_arg(&breaker, "breaker")?;
         let retry_budget = retry_budget_arg(&budget, "retryBudget")?;
-        let text = read::json_text(&state, "state")?;
-        let snapshot: Snapshot = serde_json::from_str(&text)
-            .map_err(|e| OptionError::type_("state", &format!("is not a RepairLoop state: {e}")))?;
+        let snapshot: Snapshot =
+            super::read_state(&state, "state", "RepairLoop.toJSON() returned")?;
         let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache)).unwrap_or_else(
             || {
                 Err(OptionError::type_(
