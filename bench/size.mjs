@@ -9,7 +9,8 @@
 // The shipped pkg/selfheal_bg.wasm has no names (wasm-opt -Oz drops the name section). The raw
 // release build keeps them (Cargo.toml's release profile strips debug info only), so this runs
 // the same steps as scripts/build.sh on target/wasm32-unknown-unknown/release/selfheal.wasm -
-// wasm-bindgen, then wasm-opt -Oz - with wasm-opt's -g (keep names) added, and analyses that.
+// wasm-bindgen, then wasm-opt (-Oz, single-caller functions not inlined) - with wasm-opt's -g (keep
+// names) added, and analyses that.
 // The result is within a few KB of the shipped file; the table says how far.
 // Needs: a release build (scripts/build.sh), wasm-bindgen and twiggy on PATH
 // (`cargo install twiggy --locked`).
@@ -39,7 +40,7 @@ try {
   run('wasm-bindgen', ['--target', 'nodejs', '--out-dir', dir, '--out-name', 'selfheal', RAW]);
   const named = path.join(dir, 'named.wasm');
   run('wasm-opt', [
-    '-Oz', '-g',
+    '-Oz', '--one-caller-inline-max-function-size', '0', '-g',
     '--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals',
     '--enable-nontrapping-float-to-int', '--enable-multivalue', '--enable-reference-types',
     path.join(dir, 'selfheal_bg.wasm'), '-o', named,
@@ -87,7 +88,7 @@ try {
   const shippedSize = fs.existsSync(SHIPPED) ? fs.statSync(SHIPPED).size : null;
 
   const out = [];
-  out.push(`Analysed: \`${path.relative(ROOT, RAW)}\` → wasm-bindgen → \`wasm-opt -Oz -g\`, ${namedSize} bytes with names, ` +
+  out.push(`Analysed: \`${path.relative(ROOT, RAW)}\` → wasm-bindgen → \`wasm-opt -Oz --one-caller-inline-max-function-size 0 -g\`, ${namedSize} bytes with names, ` +
     `${total} bytes of items without the name section` +
     (shippedSize ? ` (shipped ${path.relative(ROOT, SHIPPED)}: ${shippedSize} bytes).` : '.') +
     ` ${run('twiggy', ['--version']).trim()}. Sizes are uncompressed bytes.`);

@@ -674,13 +674,10 @@ struct ObjectAccess<'c> {
     de: JsDe<'c>,
 }
 
-impl<'de> MapAccess<'de> for ObjectAccess<'_> {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Error> {
+impl<'c> ObjectAccess<'c> {
+    /// The next key to hand serde (its value kept in `current`), or `None` at the end. Not
+    /// generic: one copy for every struct and map, only the key's `seed` differs per type.
+    fn advance(&mut self) -> Result<Option<Cow<'static, str>>, Error> {
         let obj = &self.de.value;
         match &mut self.source {
             Source::Declared(fields) => {
@@ -700,9 +697,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
                         (true, _) => continue,
                     };
                     self.current = Some((key_seg(key), value, known));
-                    return seed
-                        .deserialize(BorrowedStrDeserializer::new(key))
-                        .map(Some);
+                    return Ok(Some(Cow::Borrowed(key)));
                 }
             }
             Source::Own { keys, next } => {
@@ -720,24 +715,45 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
                     if value.is_undefined() {
                         continue;
                     }
-                    let out = seed.deserialize(key.as_str().into_deserializer());
-                    self.current = Some((Seg::Key(Cow::Owned(key)), value, None));
-                    return out.map(Some);
+                    self.current = Some((Seg::Key(Cow::Owned(key.clone())), value, None));
+                    return Ok(Some(Cow::Owned(key)));
                 }
             }
         }
         Ok(None)
     }
 
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+    /// The value of the key just handed out, as a deserializer one level down, and its path step.
+    fn value(&mut self) -> Result<(JsDe<'c>, Seg), Error> {
         let Some((key, value, nullish)) = self.current.take() else {
             return Err(Error::type_("a value was read before its key"));
         };
         match self.de.child(value, nullish) {
-            Ok(child) => seed.deserialize(child),
-            Err(e) => Err(e),
+            Ok(child) => Ok((child, key)),
+            Err(e) => Err(e.at(key)),
         }
-        .map_err(|e| e.at(key))
+    }
+}
+
+impl<'de> MapAccess<'de> for ObjectAccess<'_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        match self.advance()? {
+            Some(Cow::Borrowed(key)) => seed
+                .deserialize(BorrowedStrDeserializer::new(key))
+                .map(Some),
+            Some(Cow::Owned(key)) => seed.deserialize(key.into_deserializer()).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+        let (child, key) = self.value()?;
+        seed.deserialize(child).map_err(|e| e.at(key))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -755,6 +771,20 @@ struct ArrayAccess<'c> {
     indices: std::ops::Range<u32>,
 }
 
+impl<'c> ArrayAccess<'c> {
+    /// The next item as a deserializer one level down, and its index (not generic, as
+    /// [`ObjectAccess::advance`]).
+    fn advance(&mut self) -> Result<Option<(JsDe<'c>, u32)>, Error> {
+        let Some(i) = self.indices.next() else {
+            return Ok(None);
+        };
+        let at = |e: Error| e.at(Seg::Index(i));
+        let item = js_sys::Reflect::get_u32(&self.de.value, i)
+            .map_err(|_| at(Error::type_("could not be read")))?;
+        Ok(Some((self.de.child(item, None).map_err(at)?, i)))
+    }
+}
+
 impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
     type Error = Error;
 
@@ -762,15 +792,13 @@ impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        let Some(i) = self.indices.next() else {
-            return Ok(None);
-        };
-        let at = |e: Error| e.at(Seg::Index(i));
-        let item = js_sys::Reflect::get_u32(&self.de.value, i)
-            .map_err(|_| at(Error::type_("could not be read")))?;
-        seed.deserialize(self.de.child(item, None).map_err(at)?)
-            .map(Some)
-            .map_err(at)
+        match self.advance()? {
+            Some((child, i)) => seed
+                .deserialize(child)
+                .map(Some)
+                .map_err(|e| e.at(Seg::Index(i))),
+            None => Ok(None),
+        }
     }
 
     fn size_hint(&self) -> Option<usize> {
