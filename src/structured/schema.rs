@@ -118,17 +118,20 @@ pub struct CompiledSchema {
     first_error_is_cheap: bool,
 }
 
-/// The one call into jsonschema: `validator_for`, which is not generic, so jsonschema's
-/// compiler exists once in the wasm (calling the generic `jsonschema::options()…build()` from
-/// here instantiated it a second time: +880 KB raw, +290 KB gzip). Options travel inside the
-/// document (`schema_doc.rs`). Without a validator (selfheal/lite) nothing is compiled.
+/// The one call into jsonschema, `engine::compile`: a non-generic entry the jsonschema patch adds
+/// (calling the generic `jsonschema::options()…build()` from here instantiated jsonschema's
+/// compiler a second time: +880 KB raw, +290 KB gzip), which takes the `formats` setting;
+/// `resources` travel inside the document (`schema_doc.rs`). Without a validator
+/// (selfheal/lite) nothing is compiled.
 fn compile(value: &Value, options: &SchemaOptions) -> Result<engine::Validator, SchemaError> {
     if !engine::VALIDATES {
-        return engine::compile(value).map_err(|(path, message)| SchemaError { path, message });
+        return engine::compile(value, None)
+            .map_err(|(path, message)| SchemaError { path, message });
     }
     let rewritten = super::schema_doc::document(value, options);
     let document = rewritten.as_ref().unwrap_or(value);
-    engine::compile(document).map_err(|(path, message)| {
+    let formats = super::schema_doc::formats(value, options);
+    engine::compile(document, formats).map_err(|(path, message)| {
         // A problem inside an embedded resource names the resource, not where it was put.
         match resource_at(&path, options) {
             Some((uri, rest)) => SchemaError {

@@ -1,7 +1,8 @@
 //! The JSON Schema validator, the one place the build's `validate` feature decides.
 //!
 //! With `validate` (the default build, the package's main entry) it is `jsonschema`, called
-//! through its one non-generic entry `validator_for` (see `compile` in `schema.rs`). Without it
+//! through one non-generic entry the jsonschema patch adds, `__selfheal_validator_for` (see
+//! `compile` in `schema.rs`). Without it
 //! (selfheal/lite, `--no-default-features`) there is no validator: every schema "compiles" (the
 //! caller still refuses a document that is not an object or a boolean), every value passes, and
 //! [`VALIDATES`] is false, which the parse result and the loop's `done` report as
@@ -22,9 +23,10 @@ mod imp {
     #[derive(Debug)]
     pub struct Validator(jsonschema::Validator);
 
-    /// Compile, or the JSON Pointer into the document and the message of why not.
-    pub fn compile(document: &Value) -> Result<Validator, (String, String)> {
-        jsonschema::validator_for(document)
+    /// Compile, or the JSON Pointer into the document and the message of why not; `formats`
+    /// asserted, an annotation, or (`None`) as the document's meta-schema says.
+    pub fn compile(document: &Value, formats: Option<bool>) -> Result<Validator, (String, String)> {
+        jsonschema::__selfheal_validator_for(document, formats)
             .map(Validator)
             .map_err(|e| (e.instance_path().as_str().to_string(), e.to_string()))
     }
@@ -70,7 +72,10 @@ mod imp {
     #[derive(Debug)]
     pub struct Validator;
 
-    pub fn compile(_document: &Value) -> Result<Validator, (String, String)> {
+    pub fn compile(
+        _document: &Value,
+        _formats: Option<bool>,
+    ) -> Result<Validator, (String, String)> {
         Ok(Validator)
     }
 
@@ -98,7 +103,7 @@ pub use imp::{compile, Validator};
 /// `None` when it does not compile, and always `None` without a validator.
 pub fn keyword(schema: &Value) -> Option<Validator> {
     if VALIDATES {
-        compile(schema).ok()
+        compile(schema, None).ok()
     } else {
         None
     }

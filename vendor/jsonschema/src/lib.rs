@@ -1522,6 +1522,24 @@ pub fn validator_for(schema: &Value) -> Result<Validator, ValidationError<'stati
     Validator::new(schema)
 }
 
+/// selfheal patch: [`validator_for`] with `format` asserted (`Some(true)`), an annotation only
+/// (`Some(false)`) or as the draft and its meta-schema decide (`None`), unknown formats ignored.
+/// Not generic: `options()...build()` called from another crate compiles this crate's generic
+/// compiler a second time there (hundreds of KB of wasm), so a caller that only needs this one
+/// setting comes through here.
+#[doc(hidden)]
+pub fn __selfheal_validator_for(
+    schema: &Value,
+    formats: Option<bool>,
+) -> Result<Validator, ValidationError<'static>> {
+    match formats {
+        Some(yes) => Validator::options()
+            .should_validate_formats(yes)
+            .build(schema),
+        None => Validator::new(schema),
+    }
+}
+
 /// Create a [`ValidatorMap`] from the input schema using automatic draft detection and
 /// default options.
 ///
