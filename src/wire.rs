@@ -62,3 +62,102 @@ pub fn from_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
 }
 
 pub use selfheal_hot::wire_name::name_of;
+
+/// The enum name that tells the wasm layer's deserializer an enum is internally tagged: the
+/// prefix, then the tag's key (`"$selfheal::tagged:type"`). See [`tagged_enum!`].
+pub const TAGGED: &str = "$selfheal::tagged:";
+
+/// `a == b`, in a `const` (the check [`tagged_enum!`] makes of its two literals).
+pub const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// An internally tagged enum (`{"type": "done", "value": …}`), written once, whose variants are
+/// units or structs: `#[serde(tag = …)]` for `Serialize` everywhere and for `Deserialize`
+/// natively, and in the wasm build a `Deserialize` without serde's `Content` buffering.
+///
+/// serde's derive for `#[serde(tag)]` reads the whole object into a `Content` tree before it
+/// knows the variant, then reads the variant from that tree, so every variant type (and every
+/// type inside one) was compiled a second time for `ContentDeserializer`: 94 KB raw of the lite
+/// build went to that (docs/PERFORMANCE.md, "Round 6"). A JS object can be asked for its tag
+/// first, so in the wasm build the enum is read by a copy of it derived as an ordinary
+/// (externally tagged) enum named [`TAGGED`] + the tag's key: the JS deserializer
+/// (`src/wasm/de.rs`) reads the tag, hands serde the variant, and reads the variant's fields from
+/// the same object. Other deserializers keep serde's own derive (native tests read the same
+/// JSON), so the two readers are held to one wire format by the browser and Node suites, which
+/// restore every state through the wasm one.
+///
+/// ```ignore
+/// tagged_enum! {
+///     #[tag("mode", "$selfheal::tagged:mode")] // the key, then TAGGED + the key (checked)
+///     #[derive(Debug, Clone, PartialEq)]
+///     #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+///     pub enum FallbackPlan {
+///         Human { queue: String },
+///         Template { template_id: String, text: String },
+///     }
+/// }
+/// ```
+macro_rules! tagged_enum {
+    (
+        #[tag($tag:literal, $wire:literal)]
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident $({
+                    $( $(#[$fmeta:meta])* $field:ident : $fty:ty ),* $(,)?
+                })?
+            ),* $(,)?
+        }
+    ) => {
+        #[derive(serde::Serialize)]
+        #[cfg_attr(not(target_arch = "wasm32"), derive(serde::Deserialize))]
+        #[serde(tag = $tag)]
+        $(#[$meta])*
+        $vis enum $name {
+            $( $(#[$vmeta])* $variant $({ $( $(#[$fmeta])* $field : $fty ),* })? ),*
+        }
+
+        #[cfg(target_arch = "wasm32")]
+        const _: () = {
+            assert!(
+                $crate::wire::same(concat!("$selfheal::tagged:", $tag), $wire),
+                "tagged_enum!: the second literal must be TAGGED followed by the tag"
+            );
+
+            #[derive(serde::Deserialize)]
+            #[serde(rename = $wire)]
+            $(#[$meta])*
+            enum Wire {
+                $( $(#[$vmeta])* $variant $({ $( $(#[$fmeta])* $field : $fty ),* })? ),*
+            }
+
+            impl From<Wire> for $name {
+                fn from(wire: Wire) -> $name {
+                    match wire {
+                        $( Wire::$variant $({ $($field),* })? => $name::$variant $({ $($field),* })? ),*
+                    }
+                }
+            }
+
+            impl<'de> serde::Deserialize<'de> for $name {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$name, D::Error> {
+                    <Wire as serde::Deserialize>::deserialize(d).map(<$name>::from)
+                }
+            }
+        };
+    };
+}
+pub(crate) use tagged_enum;

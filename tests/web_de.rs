@@ -34,7 +34,10 @@ use wasm_bindgen_test::*;
 
 use selfheal::wasm::de::{from_js, from_js_with, Keys, Limits};
 use selfheal::wasm::JsRepairLoop;
-use selfheal::{FallbackPlan, Locale, LoopOptions, Mode, RepairLoop};
+use selfheal::{
+    ChainStep, Compaction, FallbackPlan, Instruction, LadderStep, Locale, LoopOptions, Mode,
+    RepairLoop, Verdict,
+};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -780,6 +783,67 @@ fn enums_by_their_serde_names() {
     )
     .unwrap();
     assert_eq!(plan, FallbackPlan::Human { queue: "q".into() });
+}
+
+/// The internally tagged enums (`wire::tagged_enum!`) are read in wasm without serde's `Content`
+/// buffering: the tag first, then the variant's fields from the same object. Each shape the
+/// JS API gives out reads back to the value that serialises to it, field for field, under both
+/// key rules; a bad tag or member is named exactly.
+#[wasm_bindgen_test]
+fn internally_tagged_enums_read_back_what_they_write() {
+    fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(shape: Value) {
+        for keys in [Keys::Declared, Keys::All] {
+            let read: T = from_js_with(&js(shape.clone()), "x", Limits::DEFAULT, keys).unwrap();
+            assert_eq!(serde_json::to_value(&read).unwrap(), shape, "{keys:?}");
+        }
+    }
+    let prompt = json!({ "system": "s", "user": "u" });
+    let classified = json!({ "class": "transient", "cause": "overloaded", "reason": "HTTP 503",
+        "signal": "status", "retryAfterMs": null });
+    round_trip::<FallbackPlan>(json!({ "mode": "human", "queue": "q" }));
+    round_trip::<FallbackPlan>(json!({ "mode": "template", "templateId": "t", "text": "x" }));
+    round_trip::<Instruction>(json!({ "type": "wait-for-backoff", "delayMs": 1141.5,
+        "prompt": prompt, "attempt": 2, "classified": classified }));
+    round_trip::<Instruction>(json!({ "type": "send-repair-prompt", "prompt": prompt,
+        "attempt": 3, "strategy": "fix", "classified": classified }));
+    round_trip::<Instruction>(
+        json!({ "type": "done", "value": { "a": [1, null] }, "text": "{}",
+        "source": "repaired", "fixes": ["trailing-comma"], "attempts": 2, "costUsd": 0.5,
+        "validated": false }),
+    );
+    round_trip::<Instruction>(json!({ "type": "degrade", "reason": "repair-failed",
+        "detail": "d", "fallback": { "mode": "human", "queue": "q" },
+        "report": { "kinds": ["schema"], "issues": [{ "kind": "schema", "path": "",
+            "message": "m" }] },
+        "classified": null, "attempts": 3, "costUsd": 0.0 }));
+    round_trip::<Verdict>(json!({ "action": "continue" }));
+    round_trip::<Verdict>(json!({ "action": "intervene", "reason": "r",
+        "strategy": "break_loop" }));
+    round_trip::<Verdict>(json!({ "action": "review", "prompt": prompt }));
+    round_trip::<LadderStep>(
+        json!({ "type": "send", "level": "minimal", "prompt": prompt,
+        "useTools": false, "model": null }),
+    );
+    round_trip::<LadderStep>(json!({ "type": "final", "level": "minimal", "text": "hi" }));
+    round_trip::<ChainStep>(json!({ "type": "call", "tool": "a", "timeoutMs": 5.0,
+        "fallback": false }));
+    round_trip::<ChainStep>(json!({ "type": "exhausted", "tried": ["a", "b"] }));
+    round_trip::<Compaction>(json!({ "action": "none", "estimatedTokens": 12 }));
+
+    let bad = |v: Value| from_js::<Instruction>(&js(v), "x");
+    let m = assert_refused(bad(json!({ "type": "finished" })), Kind::Type, "x.type");
+    assert!(m.contains(r#"got "finished""#), "{m}");
+    assert_refused(bad(json!({ "attempt": 1 })), Kind::Type, "x.type");
+    assert_refused(bad(json!({ "type": 7 })), Kind::Type, "x.type");
+    assert_refused(bad(json!(["done"])), Kind::Type, "x");
+    assert_refused(
+        bad(
+            json!({ "type": "send-repair-prompt", "prompt": prompt, "attempt": "3",
+            "strategy": "fix", "classified": classified }),
+        ),
+        Kind::Type,
+        "x.attempt",
+    );
 }
 
 // ---------------------------------------------------------------- timing

@@ -30,12 +30,15 @@ pub enum Mode {
 }
 }
 
-/// Where the host sends the work when the loop gives up.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "lowercase", rename_all_fields = "camelCase")]
-pub enum FallbackPlan {
-    Human { queue: String },
-    Template { template_id: String, text: String },
+crate::wire::tagged_enum! {
+    #[tag("mode", "$selfheal::tagged:mode")]
+    /// Where the host sends the work when the loop gives up.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+    pub enum FallbackPlan {
+        Human { queue: String },
+        Template { template_id: String, text: String },
+    }
 }
 
 options! {

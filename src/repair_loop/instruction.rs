@@ -1,7 +1,7 @@
 //! What crosses the loop's boundary: the [`Outcome`] the host feeds in and the [`Instruction`]
 //! it gets back, with the wire enums they carry. Serde attributes here are the JS names.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::classify::{Classified, ErrorInfo};
@@ -87,49 +87,52 @@ pub enum StopReason {
 }
 }
 
-/// What the host must do next.
-#[must_use]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "camelCase")]
-pub enum Instruction {
-    /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
-    /// and feed its outcome to `next()`.
-    WaitForBackoff {
-        delay_ms: f64,
-        prompt: Prompt,
-        attempt: u32,
-        classified: Classified,
-    },
-    /// Send `prompt` now as call number `attempt` and feed its outcome to `next()`.
-    SendRepairPrompt {
-        prompt: Prompt,
-        attempt: u32,
-        strategy: Strategy,
-        classified: Classified,
-    },
-    /// Use `value`. Provisional: feed one `rejected`/`invalid` if a later check refuses it.
-    Done {
-        value: Value,
-        text: String,
-        source: Source,
-        fixes: Vec<Fix>,
-        attempts: u32,
-        cost_usd: f64,
-        /// `Some(False)` when the loop has a schema this build does not validate
-        /// (selfheal/lite): the value was checked for syntax only. Absent otherwise.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        validated: Option<False>,
-    },
-    /// Stop calling the model; go to `fallback` (if any). Final.
-    Degrade {
-        reason: StopReason,
-        detail: String,
-        fallback: Option<FallbackPlan>,
-        report: Option<FailureReport>,
-        classified: Option<Classified>,
-        attempts: u32,
-        cost_usd: f64,
-    },
+crate::wire::tagged_enum! {
+    #[tag("type", "$selfheal::tagged:type")]
+    /// What the host must do next.
+    #[must_use]
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "kebab-case", rename_all_fields = "camelCase")]
+    pub enum Instruction {
+        /// Wait `delay_ms`, then send `prompt` (the prompt of the failed call) as call number `attempt`,
+        /// and feed its outcome to `next()`.
+        WaitForBackoff {
+            delay_ms: f64,
+            prompt: Prompt,
+            attempt: u32,
+            classified: Classified,
+        },
+        /// Send `prompt` now as call number `attempt` and feed its outcome to `next()`.
+        SendRepairPrompt {
+            prompt: Prompt,
+            attempt: u32,
+            strategy: Strategy,
+            classified: Classified,
+        },
+        /// Use `value`. Provisional: feed one `rejected`/`invalid` if a later check refuses it.
+        Done {
+            value: Value,
+            text: String,
+            source: Source,
+            fixes: Vec<Fix>,
+            attempts: u32,
+            cost_usd: f64,
+            /// `Some(False)` when the loop has a schema this build does not validate
+            /// (selfheal/lite): the value was checked for syntax only. Absent otherwise.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            validated: Option<False>,
+        },
+        /// Stop calling the model; go to `fallback` (if any). Final.
+        Degrade {
+            reason: StopReason,
+            detail: String,
+            fallback: Option<FallbackPlan>,
+            report: Option<FailureReport>,
+            classified: Option<Classified>,
+            attempts: u32,
+            cost_usd: f64,
+        },
+    }
 }
 
 impl Instruction {

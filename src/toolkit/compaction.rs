@@ -112,33 +112,36 @@ impl CompactionOptions {
     }
 }
 
-/// What to do about the context.
-///
-/// Serialises as `{action:"none", estimatedTokens}` or
-/// `{action:"summarize", estimatedTokens, summaryPrompt, older, keep}`.
-#[must_use]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "lowercase", rename_all_fields = "camelCase")]
-pub enum Compaction {
-    /// Under 80% of `maxTokens`: keep the messages as they are.
-    None {
-        /// [`estimate_tokens`] of the messages.
-        estimated_tokens: u64,
-    },
-    /// Send `summary_prompt` (unless `older` is 0), then call
-    /// [`apply_summary`] with the reply text. `older` is how many of the
-    /// first messages the summary replaces; `keep` the last messages, with
-    /// long tool results trimmed.
-    Summarize {
-        /// [`estimate_tokens`] of the messages as given (before trimming).
-        estimated_tokens: u64,
-        /// Asks for a summary of the older messages, quoted as data.
-        summary_prompt: Prompt,
-        /// How many of the first messages the summary replaces (0: none).
-        older: u32,
-        /// The last `keepRecent` messages, tool results trimmed.
-        keep: Vec<Message>,
-    },
+crate::wire::tagged_enum! {
+    #[tag("action", "$selfheal::tagged:action")]
+    /// What to do about the context.
+    ///
+    /// Serialises as `{action:"none", estimatedTokens}` or
+    /// `{action:"summarize", estimatedTokens, summaryPrompt, older, keep}`.
+    #[must_use]
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+    pub enum Compaction {
+        /// Under 80% of `maxTokens`: keep the messages as they are.
+        None {
+            /// [`estimate_tokens`] of the messages.
+            estimated_tokens: u64,
+        },
+        /// Send `summary_prompt` (unless `older` is 0), then call
+        /// [`apply_summary`] with the reply text. `older` is how many of the
+        /// first messages the summary replaces; `keep` the last messages, with
+        /// long tool results trimmed.
+        Summarize {
+            /// [`estimate_tokens`] of the messages as given (before trimming).
+            estimated_tokens: u64,
+            /// Asks for a summary of the older messages, quoted as data.
+            summary_prompt: Prompt,
+            /// How many of the first messages the summary replaces (0: none).
+            older: u32,
+            /// The last `keepRecent` messages, tool results trimmed.
+            keep: Vec<Message>,
+        },
+    }
 }
 
 // ---------------------------------------------------------------------------

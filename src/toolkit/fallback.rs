@@ -134,40 +134,43 @@ impl ChainResult {
     }
 }
 
-/// What the host must do next.
-#[must_use]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
-pub enum ChainStep {
-    /// Call `tool` with a timeout of `timeout_ms`, then feed the result to
-    /// `next()`. `fallback` is true for any tool but the primary.
-    Call {
-        /// The tool to call.
-        tool: String,
-        /// Give up on the call after this long (and feed a failure).
-        timeout_ms: f64,
-        /// Not the primary.
-        fallback: bool,
-    },
-    /// `tool_used` succeeded: use its result. Final.
-    Done {
-        /// The tool whose result to use.
-        tool_used: String,
-        /// It was not the primary.
-        used_fallback: bool,
-    },
-    /// Every tool failed or was skipped: use `value` (the `defaultValue`). Final.
-    Default {
-        /// The `defaultValue` option.
-        value: Value,
-    },
-    /// Every tool failed or was skipped and there is no default: report the
-    /// failure. `tried` lists the tools called in this run, in call order
-    /// (tools skipped for an open breaker are not in it). Final.
-    Exhausted {
-        /// The tools called in this run, in call order.
-        tried: Vec<String>,
-    },
+crate::wire::tagged_enum! {
+    #[tag("type", "$selfheal::tagged:type")]
+    /// What the host must do next.
+    #[must_use]
+    #[derive(Debug, Clone, PartialEq)]
+    #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+    pub enum ChainStep {
+        /// Call `tool` with a timeout of `timeout_ms`, then feed the result to
+        /// `next()`. `fallback` is true for any tool but the primary.
+        Call {
+            /// The tool to call.
+            tool: String,
+            /// Give up on the call after this long (and feed a failure).
+            timeout_ms: f64,
+            /// Not the primary.
+            fallback: bool,
+        },
+        /// `tool_used` succeeded: use its result. Final.
+        Done {
+            /// The tool whose result to use.
+            tool_used: String,
+            /// It was not the primary.
+            used_fallback: bool,
+        },
+        /// Every tool failed or was skipped: use `value` (the `defaultValue`). Final.
+        Default {
+            /// The `defaultValue` option.
+            value: Value,
+        },
+        /// Every tool failed or was skipped and there is no default: report the
+        /// failure. `tried` lists the tools called in this run, in call order
+        /// (tools skipped for an open breaker are not in it). Final.
+        Exhausted {
+            /// The tools called in this run, in call order.
+            tried: Vec<String>,
+        },
+    }
 }
 
 impl ChainStep {

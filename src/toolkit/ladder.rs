@@ -110,31 +110,34 @@ impl LadderResult {
     }
 }
 
-/// What the host must do next.
-#[must_use]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
-pub enum LadderStep {
-    /// Send `prompt` without tools (`use_tools` is always false), on `model`
-    /// when it is `Some` (else the usual model), and feed the result to `next()`.
-    Send {
-        /// `partial` or `minimal`.
-        level: Level,
-        /// What to send; `user` is the task.
-        prompt: Prompt,
-        /// Always false: send no tool definitions.
-        use_tools: bool,
-        /// The model to use (`lightModel` at `minimal`), or `None` for the usual one.
-        model: Option<String>,
-    },
-    /// Show `text` to the user: the reply with the level's disclaimer
-    /// appended, or the apology at `unavailable`. Final.
-    Final {
-        /// The level that answered, or `unavailable`.
-        level: Level,
-        /// What to show the user.
-        text: String,
-    },
+crate::wire::tagged_enum! {
+    #[tag("type", "$selfheal::tagged:type")]
+    /// What the host must do next.
+    #[must_use]
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[serde(rename_all = "lowercase", rename_all_fields = "camelCase")]
+    pub enum LadderStep {
+        /// Send `prompt` without tools (`use_tools` is always false), on `model`
+        /// when it is `Some` (else the usual model), and feed the result to `next()`.
+        Send {
+            /// `partial` or `minimal`.
+            level: Level,
+            /// What to send; `user` is the task.
+            prompt: Prompt,
+            /// Always false: send no tool definitions.
+            use_tools: bool,
+            /// The model to use (`lightModel` at `minimal`), or `None` for the usual one.
+            model: Option<String>,
+        },
+        /// Show `text` to the user: the reply with the level's disclaimer
+        /// appended, or the apology at `unavailable`. Final.
+        Final {
+            /// The level that answered, or `unavailable`.
+            level: Level,
+            /// What to show the user.
+            text: String,
+        },
+    }
 }
 
 /// The ladder. Its whole state serialises with serde (`toJSON`/`fromJSON`).

@@ -94,31 +94,34 @@ impl InterventionStrategy {
     }
 }
 
-/// What the host must do after a step.
-///
-/// Serialises as `{action:"continue"}`, `{action:"intervene", reason, strategy}`
-/// or `{action:"review", prompt}`.
-#[must_use]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "action", rename_all = "snake_case")]
-pub enum Verdict {
-    /// Let the agent take its next step.
-    Continue,
-    /// Step in with `strategy`; `reason` is one English sentence for logs
-    /// (and, for `guided_correction`, the reviewer's words to pass on).
-    Intervene {
-        /// Why, with the figures.
-        reason: String,
-        /// What to do.
-        strategy: InterventionStrategy,
-    },
-    /// Send `prompt` to a model (a cheap one will do), feed its reply text to
-    /// [`Supervisor::verdict`], and act on that verdict. The agent may go on
-    /// meanwhile.
-    Review {
-        /// Asks for `{"healthy": bool, "reason": string}`.
-        prompt: Prompt,
-    },
+crate::wire::tagged_enum! {
+    #[tag("action", "$selfheal::tagged:action")]
+    /// What the host must do after a step.
+    ///
+    /// Serialises as `{action:"continue"}`, `{action:"intervene", reason, strategy}`
+    /// or `{action:"review", prompt}`.
+    #[must_use]
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Verdict {
+        /// Let the agent take its next step.
+        Continue,
+        /// Step in with `strategy`; `reason` is one English sentence for logs
+        /// (and, for `guided_correction`, the reviewer's words to pass on).
+        Intervene {
+            /// Why, with the figures.
+            reason: String,
+            /// What to do.
+            strategy: InterventionStrategy,
+        },
+        /// Send `prompt` to a model (a cheap one will do), feed its reply text to
+        /// [`Supervisor::verdict`], and act on that verdict. The agent may go on
+        /// meanwhile.
+        Review {
+            /// Asks for `{"healthy": bool, "reason": string}`.
+            prompt: Prompt,
+        },
+    }
 }
 
 /// One remembered step, for the review prompt.

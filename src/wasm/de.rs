@@ -72,7 +72,7 @@ pub const MAX_VALUES: u32 = 4_000_000;
 /// `Number.MAX_SAFE_INTEGER`: whole numbers above it are not exact in JS.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
-pub use crate::wire::{any_json, JSON_TOKEN, NULL_IS_A_VALUE};
+pub use crate::wire::{any_json, JSON_TOKEN, NULL_IS_A_VALUE, TAGGED};
 
 /// The limits one call is read under.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -620,10 +620,31 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
 
     fn deserialize_enum<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
+        // An internally tagged enum (`wire::tagged_enum!`): the tag read first, then the
+        // variant's fields from the same object.
+        if let Some(tag) = name.strip_prefix(TAGGED) {
+            self.object()?;
+            let value = read_field(&self.value, tag)?;
+            let variant = match value.as_string() {
+                Some(variant) => variant,
+                None if value.is_undefined() => return Err(de::Error::missing_field(tag)),
+                None => {
+                    let got = read::type_name(&value);
+                    return Err(
+                        Error::type_(format!("must be a string, got {got}")).at(key_seg(tag))
+                    );
+                }
+            };
+            return visitor.visit_enum(Tagged {
+                variant,
+                tag,
+                de: self,
+            });
+        }
         // Unit variants only: serde's string deserializer refuses a variant that carries data.
         visitor.visit_enum(self.string()?.into_deserializer())
     }
@@ -650,6 +671,61 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
 
     fn is_human_readable(&self) -> bool {
         true
+    }
+}
+
+// ---------------------------------------------------------------- internally tagged enums
+
+/// An internally tagged enum's object: its tag's value names the variant, its other fields are
+/// the variant's.
+struct Tagged<'c> {
+    variant: String,
+    tag: &'static str,
+    de: JsDe<'c>,
+}
+
+impl<'de, 'c> de::EnumAccess<'de> for Tagged<'c> {
+    type Error = Error;
+    type Variant = TaggedVariant<'c>;
+
+    fn variant_seed<S: DeserializeSeed<'de>>(
+        self,
+        seed: S,
+    ) -> Result<(S::Value, TaggedVariant<'c>), Error> {
+        let tag = self.tag;
+        let variant = seed
+            .deserialize(self.variant.into_deserializer())
+            .map_err(|e: Error| e.at(key_seg(tag)))?;
+        Ok((variant, TaggedVariant(self.de)))
+    }
+}
+
+/// The variant's data: the same object, read as the variant's struct.
+struct TaggedVariant<'c>(JsDe<'c>);
+
+impl<'de> de::VariantAccess<'de> for TaggedVariant<'_> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(self.0)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
+        Err(Error::type_(
+            "an internally tagged variant cannot be a tuple",
+        ))
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_struct(self.0, "", fields, visitor)
     }
 }
 
