@@ -41,12 +41,8 @@
 //! | `Vec<T>`, tuples | an array (`Array.isArray`), `length` ≤ [`MAX_ITEMS`] | TypeError; RangeError for the length |
 //! | a map | an object; its own enumerable string keys, at most [`MAX_KEYS`] | TypeError; RangeError for the count |
 //! | a unit-variant enum | a string, one of the serde names | TypeError listing the names |
-//! | anything (`deserialize_any`: tagged and untagged enums) | JSON-like data read as above | TypeError for BigInt, symbols, functions |
-//!
-//! serde reads an internally tagged enum (`FallbackPlan`, tag `mode`) whole before it knows the
-//! variant, so a member of the wrong type is reported at the enum's field
-//! (`options.fallback must be a string, got map`); a missing member or an unknown tag is still
-//! named exactly (`options.fallback.queue`, `options.fallback.mode`).
+//! | an internally tagged enum (`wire::tagged_enum!`, named [`TAGGED`] + the tag's key) | an object: the tag read first, a string naming the variant, then the variant's fields from the same object | TypeError naming the tag (`options.fallback.mode`) or the member (`options.fallback.queue`) |
+//! | anything (`deserialize_any`: untagged enums, `Value`) | JSON-like data read as above | TypeError for BigInt, symbols, functions |
 //! | [`JSON_TOKEN`] newtype | any value, as `JSON.stringify` gives it (toJSON, exact numbers) | TypeError |
 
 use std::borrow::Cow;
