@@ -69,18 +69,14 @@ pub const TAGGED: &str = "$selfheal::tagged:";
 
 /// `a == b`, in a `const` (the check [`tagged_enum!`] makes of its two literals).
 pub const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a, b) {
+            ([], []) => return true,
+            ([x, rest_a @ ..], [y, rest_b @ ..]) if *x == *y => (a, b) = (rest_a, rest_b),
+            _ => return false,
         }
-        i += 1;
     }
-    true
 }
 
 /// An internally tagged enum (`{"type": "done", "value": …}`), written once, whose variants are
@@ -161,3 +157,23 @@ macro_rules! tagged_enum {
     };
 }
 pub(crate) use tagged_enum;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn same_compares_whole_strings() {
+        // What the macro's check does, at compile time.
+        const {
+            assert!(super::same(
+                concat!("$selfheal::tagged:", "type"),
+                "$selfheal::tagged:type"
+            ))
+        };
+        assert!(!super::same(
+            "$selfheal::tagged:type",
+            "$selfheal::tagged:mode"
+        ));
+        assert!(!super::same("type", "types") && !super::same("types", "type"));
+        assert!(super::same("", ""));
+    }
+}
