@@ -36,13 +36,39 @@ pub enum Role {
 /// A message's content: a string, or an array of content parts (objects such
 /// as `{type:"text", text}`, `{type:"tool_use", ...}`,
 /// `{type:"tool_result", tool_use_id, content}`), as in the provider APIs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged, expecting = "must be a string or an array of content parts")]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum MessageContent {
     /// A plain string.
     Text(String),
     /// Content parts, kept as JSON.
     Parts(Vec<Value>),
+}
+
+/// A string or an array, by what the value is: serde's `untagged` derive would read it into
+/// its `Content` tree first and try each variant on the copy (docs/DESIGN.md, "Internally tagged
+/// enums"); a wrong type says what it got.
+impl<'de> Deserialize<'de> for MessageContent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{value::SeqAccessDeserializer, SeqAccess, Visitor};
+        struct Content;
+        impl<'de> Visitor<'de> for Content {
+            type Value = MessageContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or an array of content parts")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<MessageContent, E> {
+                Ok(MessageContent::Text(s.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, s: String) -> Result<MessageContent, E> {
+                Ok(MessageContent::Text(s))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, parts: A) -> Result<MessageContent, A::Error> {
+                Vec::deserialize(SeqAccessDeserializer::new(parts)).map(MessageContent::Parts)
+            }
+        }
+        d.deserialize_any(Content)
+    }
 }
 
 /// One conversation message.

@@ -504,7 +504,8 @@ test('compaction: bad messages, options, plans and summaries name the field', ()
   throwsNaming(() => estimateTokens([msg('system', 'x')]), TypeError, 'messages[0].role');
   throwsNaming(() => estimateTokens([...ok, { role: 'user' }]), TypeError, 'messages[1].content');
   throwsNaming(() => estimateTokens([msg('user', 5)]), TypeError, 'messages[0].content');
-  throwsNaming(() => estimateTokens([msg('user', { text: 'x' })]), TypeError, 'messages[0].content');
+  const e = throwsNaming(() => estimateTokens([msg('user', { text: 'x' })]), TypeError, 'messages[0].content');
+  assert.match(e.message, /must be a string or an array of content parts, got map$/);
   const cyclic = [{ type: 'text' }];
   cyclic[0].self = cyclic;
   throwsNaming(() => estimateTokens([msg('user', cyclic)]), TypeError, 'messages[0].content');
