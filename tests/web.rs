@@ -1819,3 +1819,44 @@ fn freed_objects_throw_cleanly_and_are_rejected_as_arguments() {
         "done"
     );
 }
+
+/// `text::lowercase` lowers non-ASCII text with the host's `toLowerCase` in wasm (no Unicode case
+/// tables in the `.wasm`): the same answer as Rust's `str::to_lowercase` on every character (each
+/// as a word of its own) and on final sigma, in this engine.
+#[wasm_bindgen_test]
+fn lowercase_by_the_host_is_rusts_on_every_character() {
+    let chars: Vec<char> = (0..=0x10_FFFF_u32).filter_map(char::from_u32).collect();
+    let mut differ = Vec::new();
+    for chunk in chars.chunks(4096) {
+        let text: String = chunk.iter().flat_map(|c| [*c, ' ']).collect();
+        if selfheal::text::lowercase(&text) != text.to_lowercase() {
+            for c in chunk {
+                let s = c.to_string();
+                if selfheal::text::lowercase(&s) != s.to_lowercase() {
+                    differ.push(format!("U+{:04X}", u32::from(*c)));
+                }
+            }
+        }
+    }
+    assert!(
+        differ.is_empty(),
+        "{} characters differ: {:?}",
+        differ.len(),
+        &differ[..differ.len().min(20)]
+    );
+    for word in [
+        "ΟΔΟΣ",
+        "ΣΑΣ ΟΔΟΣ.",
+        "ΑΣ",
+        "Σ",
+        "İSTANBUL",
+        "STRASSE ẞ",
+        "RATE LIMIT",
+    ] {
+        assert_eq!(
+            selfheal::text::lowercase(word),
+            word.to_lowercase(),
+            "{word}"
+        );
+    }
+}

@@ -30,6 +30,7 @@ use super::fix::{Fix, FixList};
 use super::repair::PathSeg;
 use super::schema::CompiledSchema;
 use super::subschema::Views;
+use crate::text::lowercase;
 
 /// How deep coercion follows a value (serde_json's own parse limit).
 const MAX_DEPTH: usize = 128;
@@ -174,10 +175,10 @@ fn match_enum(text: &str, allowed: &[&Value]) -> Option<String> {
     if !same_case.is_empty() {
         return None;
     }
-    let lower = t.to_lowercase();
+    let lower = lowercase(t);
     let mut best: Option<&str> = None;
     for name in &names {
-        let n = name.to_lowercase();
+        let n = lowercase(name);
         if n.is_empty() || !lower.starts_with(&n) {
             continue;
         }
@@ -194,7 +195,7 @@ fn match_enum(text: &str, allowed: &[&Value]) -> Option<String> {
     let other_named = names
         .iter()
         .filter(|n| **n != found)
-        .any(|n| contains_word(rest, &n.to_lowercase()));
+        .any(|n| contains_word(rest, &lowercase(n)));
     (!other_named).then(|| found.to_string())
 }
 

@@ -96,6 +96,26 @@ fn tag_follows(bytes: &[u8], mut i: usize, name: &str) -> bool {
         .is_some_and(|word| word.eq_ignore_ascii_case(name.as_bytes()))
 }
 
+/// `s` in lower case by Unicode's default mapping (`"ΟΔΟΣ"` → `"οδος"`, final sigma included),
+/// for matching without regard to case. ASCII text is lowered here; other text, in the wasm
+/// build, by the host's `String.prototype.toLowerCase`, which applies the same mapping from the
+/// engine's own Unicode data, so the `.wasm` does not carry Rust's case tables (8.5 KB gzip of
+/// selfheal/lite, docs/PERFORMANCE.md "Round 6"); natively by `str::to_lowercase`.
+/// tests/web.rs holds the two to the same answer on every character.
+pub fn lowercase(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        String::from(js_sys::JsString::from(s).to_lower_case())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        s.to_lowercase()
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {

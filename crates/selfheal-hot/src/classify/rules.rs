@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Cause, Classified, ErrorClass, ErrorInfo, Signal};
+use crate::text::lowercase;
 
 /// At most this many rules: each classification may try every one.
 pub const MAX_RULES: usize = 256;
@@ -197,10 +198,10 @@ impl ClassifyRule {
             }
         }
         if let Some(needle) = &self.message {
-            let needle = needle.to_lowercase();
+            let needle = lowercase(needle);
             let found = e.messages.iter().any(|m| {
                 let window: String = m.chars().take(MESSAGE_WINDOW).collect();
-                window.to_lowercase().contains(&needle)
+                lowercase(&window).contains(&needle)
             });
             if !found {
                 return false;
