@@ -747,9 +747,9 @@ struct ObjectAccess<'c> {
 }
 
 impl<'c> ObjectAccess<'c> {
-    /// The next key to hand serde (its value kept in `current`), or `None` at the end. Not
+    /// Moves to the next key, keeping it and its value in `current`; false at the end. Not
     /// generic: one copy for every struct and map, only the key's `seed` differs per type.
-    fn advance(&mut self) -> Result<Option<Cow<'static, str>>, Error> {
+    fn advance(&mut self) -> Result<bool, Error> {
         let obj = &self.de.value;
         match &mut self.source {
             Source::Declared(fields) => {
@@ -769,7 +769,7 @@ impl<'c> ObjectAccess<'c> {
                         (true, _) => continue,
                     };
                     self.current = Some((key_seg(key), value, known));
-                    return Ok(Some(Cow::Borrowed(key)));
+                    return Ok(true);
                 }
             }
             Source::Own { keys, next } => {
@@ -787,12 +787,12 @@ impl<'c> ObjectAccess<'c> {
                     if value.is_undefined() {
                         continue;
                     }
-                    self.current = Some((Seg::Key(Cow::Owned(key.clone())), value, None));
-                    return Ok(Some(Cow::Owned(key)));
+                    self.current = Some((Seg::Key(Cow::Owned(key)), value, None));
+                    return Ok(true);
                 }
             }
         }
-        Ok(None)
+        Ok(false)
     }
 
     /// The value of the key just handed out, as a deserializer one level down, and its path step.
@@ -814,13 +814,19 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, Error> {
-        match self.advance()? {
-            Some(Cow::Borrowed(key)) => seed
-                .deserialize(BorrowedStrDeserializer::new(key))
-                .map(Some),
-            Some(Cow::Owned(key)) => seed.deserialize(key.into_deserializer()).map(Some),
-            None => Ok(None),
+        if !self.advance()? {
+            return Ok(None);
         }
+        // The key `advance` kept: a declared field name as it is, an own key without a copy.
+        let key = match &self.current {
+            Some((Seg::Key(key), ..)) => key,
+            _ => return Err(Error::type_("a key was read without its value")),
+        };
+        match key {
+            Cow::Borrowed(name) => seed.deserialize(BorrowedStrDeserializer::new(name)),
+            Cow::Owned(name) => seed.deserialize(name.as_str().into_deserializer()),
+        }
+        .map(Some)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
