@@ -9,8 +9,9 @@
 //!   that throws is an error naming the field (`options.backoff.maxMs could not be read: …`).
 //! * **Crossings do not grow.** A struct reads exactly its declared fields, one `Reflect.get`
 //!   each. Unknown fields are never read, so they are ignored as before (SPEC: unknown option
-//!   fields are ignored); [`Keys::All`] reads every own key instead, for the types that
-//!   `deny_unknown_fields`.
+//!   fields are ignored); [`Keys::All`] reads every own key instead (and the values of unknown
+//!   ones, as JSON data), for values selfheal gave out and takes back: `toJSON()` states, where
+//!   `deny_unknown_fields` then refuses extras and `null` is a value, as in JSON.
 //! * **`null` is absent, as options have always read it**: a struct field that is `undefined`
 //!   or `null` is left to its `#[serde(default)]`, so `{ maxSteps: null }` is the default
 //!   30. A field whose `null` means something else (`maxPromptChars: null` is "no limit",
