@@ -181,6 +181,12 @@ impl ClassifyRule {
 
     /// Every condition the rule lists holds for `e`.
     pub fn matches(&self, e: &ErrorInfo) -> bool {
+        self.matches_in(e, &Lowered::default())
+    }
+
+    /// [`matches`](Self::matches), the messages' lowered windows shared with the other rules
+    /// tried on the same error (made once, when the first rule with a `message` asks).
+    fn matches_in(&self, e: &ErrorInfo, lowered: &Lowered) -> bool {
         if let Some(m) = self.status {
             if !e.status.is_some_and(|s| m.contains(s)) {
                 return false;
@@ -199,11 +205,7 @@ impl ClassifyRule {
         }
         if let Some(needle) = &self.message {
             let needle = lowercase(needle);
-            let found = e.messages.iter().any(|m| {
-                let window: String = m.chars().take(MESSAGE_WINDOW).collect();
-                lowercase(&window).contains(&needle)
-            });
-            if !found {
+            if !lowered.windows(e).iter().any(|w| w.contains(&needle)) {
                 return false;
             }
         }
@@ -242,5 +244,24 @@ pub(super) fn first_match<'a>(
     if !e.present {
         return None;
     }
-    rules.iter().enumerate().find(|(_, r)| r.matches(e))
+    let lowered = Lowered::default();
+    rules
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.matches_in(e, &lowered))
+}
+
+/// An error's messages, each cut to [`MESSAGE_WINDOW`] characters and lowered, made on first use.
+#[derive(Default)]
+struct Lowered(std::cell::OnceCell<Vec<String>>);
+
+impl Lowered {
+    fn windows(&self, e: &ErrorInfo) -> &[String] {
+        self.0.get_or_init(|| {
+            e.messages
+                .iter()
+                .map(|m| lowercase(&m.chars().take(MESSAGE_WINDOW).collect::<String>()))
+                .collect()
+        })
+    }
 }
