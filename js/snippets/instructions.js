@@ -15,21 +15,19 @@ export function waitForBackoff(delayMs, system, user, attempt, classifiedValue) 
   return { type: 'wait-for-backoff', delayMs, prompt: { system, user }, attempt, classified: classifiedValue };
 }
 
-/** A successful parse: `{ ok: true, value, fixes }`; `fixes` arrives comma-joined. */
+/** A successful parse: `{ ok: true, value, fixes }`; `fixes` an array of fix names (a fresh one). */
 export function parsedOk(value, fixes) {
-  return { ok: true, value, fixes: fixes === '' ? [] : fixes.split(',') };
+  return { ok: true, value, fixes };
 }
 
-/** `repairJson`'s result: `{ text, fixes }`; `fixes` comma-joined. */
+/** `repairJson`'s result: `{ text, fixes }`. */
 export function repaired(text, fixes) {
-  return { text, fixes: fixes === '' ? [] : fixes.split(',') };
+  return { text, fixes };
 }
 
-/** `{ type: "done", value, text, source, fixes, attempts, costUsd }`; `fixes` comma-joined. */
+/** `{ type: "done", value, text, source, fixes, attempts, costUsd }`. */
 export function done(value, text, source, fixes, attempts, costUsd) {
-  return {
-    type: 'done', value, text, source, fixes: fixes === '' ? [] : fixes.split(','), attempts, costUsd,
-  };
+  return { type: 'done', value, text, source, fixes, attempts, costUsd };
 }
 
 // ---------- the partial value of a stream ----------

@@ -62,29 +62,31 @@ extern "C" {
         classified: &JsValue,
     ) -> JsValue;
     #[wasm_bindgen(js_name = parsedOk)]
-    fn parsed_ok_js(value: &JsValue, fixes: &str) -> JsValue;
+    fn parsed_ok_js(value: &JsValue, fixes: Vec<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = repaired)]
-    fn repaired_js(text: &str, fixes: &str) -> JsValue;
+    fn repaired_js(text: &str, fixes: Vec<JsValue>) -> JsValue;
     #[wasm_bindgen(js_name = done)]
     fn done_js(
         value: &JsValue,
         text: &JsValue,
         source: &JsValue,
-        fixes: &str,
+        fixes: Vec<JsValue>,
         attempts: u32,
         cost_usd: f64,
     ) -> JsValue;
 }
 
-/// Fix names comma-joined (each is a kebab-case word), for js/snippets/instructions.js to split.
-fn fix_names(fixes: &[crate::structured::Fix]) -> String {
-    let names: Vec<&str> = fixes.iter().map(|fix| fix.as_str()).collect();
-    names.join(",")
+/// The fixes' names as JS strings (made once each, `read::interned`), for a JS array.
+fn fix_names(fixes: &[crate::structured::Fix]) -> Vec<JsValue> {
+    fixes
+        .iter()
+        .map(|fix| read::interned(fix.as_str()))
+        .collect()
 }
 
 /// `{ ok: true, value, fixes }` for a JS value parsed on the JS side.
 pub(crate) fn parsed_ok_to_js(value: &JsValue, fixes: &[crate::structured::Fix]) -> JsValue {
-    parsed_ok_js(value, &fix_names(fixes))
+    parsed_ok_js(value, fix_names(fixes))
 }
 
 /// `repairJson`'s `{ text, fixes }`, built by js/snippets/instructions.js: the text crosses once,
@@ -92,7 +94,7 @@ pub(crate) fn parsed_ok_to_js(value: &JsValue, fixes: &[crate::structured::Fix])
 /// Destructured without `..`: a new `Repaired` field breaks the build here.
 pub(crate) fn repaired_to_js(repaired: &crate::structured::Repaired) -> JsValue {
     let crate::structured::Repaired { text, fixes } = repaired;
-    repaired_js(text, &fix_names(fixes))
+    repaired_js(text, fix_names(fixes))
 }
 
 /// A `done` instruction around a JS value parsed on the JS side and the JS string it came from.
@@ -108,7 +110,7 @@ pub(crate) fn done_to_js(
         value,
         text,
         &variant_js(&source),
-        &fix_names(fixes),
+        fix_names(fixes),
         attempts,
         cost_usd,
     )

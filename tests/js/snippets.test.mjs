@@ -159,13 +159,15 @@ test("instructions: the contract's object literals, key for key", () => {
   assert.equal(classified("hard-fail", "auth", "401", "status", undefined).retryAfterMs, null);
   const w = waitForBackoff(2000, "s", "u", 2, c);
   assert.deepEqual(w, { type: "wait-for-backoff", delayMs: 2000, prompt: { system: "s", user: "u" }, attempt: 2, classified: c });
-  assert.deepEqual(parsedOk({ a: 1 }, ""), { ok: true, value: { a: 1 }, fixes: [] });
-  assert.deepEqual(parsedOk(1, "code-fence,trailing-comma").fixes, ["code-fence", "trailing-comma"]);
-  assert.deepEqual(repaired('{"a":1}', ""), { text: '{"a":1}', fixes: [] });
-  assert.deepEqual(Object.keys(repaired("[]", "code-fence,trailing-comma")), ["text", "fixes"]);
-  assert.deepEqual(repaired("[]", "code-fence,trailing-comma").fixes, ["code-fence", "trailing-comma"]);
-  assert.deepEqual(Object.keys(done(1, "1", "first-pass", "", 1, 0)),
+  // Fixes arrive as a fresh array of names (the Rust side builds it) and are handed out as it is.
+  assert.deepEqual(parsedOk({ a: 1 }, []), { ok: true, value: { a: 1 }, fixes: [] });
+  assert.deepEqual(parsedOk(1, ["code-fence", "trailing-comma"]).fixes, ["code-fence", "trailing-comma"]);
+  assert.deepEqual(repaired('{"a":1}', []), { text: '{"a":1}', fixes: [] });
+  assert.deepEqual(Object.keys(repaired("[]", ["code-fence", "trailing-comma"])), ["text", "fixes"]);
+  assert.deepEqual(repaired("[]", ["code-fence", "trailing-comma"]).fixes, ["code-fence", "trailing-comma"]);
+  assert.deepEqual(Object.keys(done(1, "1", "first-pass", [], 1, 0)),
     ["type", "value", "text", "source", "fixes", "attempts", "costUsd"]);
+  assert.deepEqual(done(1, "1", "repaired", ["code-fence"], 1, 0).fixes, ["code-fence"]);
 });
 
 test("partialApply: the flat edit protocol builds the value in place; text and violation kept", () => {
