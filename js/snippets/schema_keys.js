@@ -1,5 +1,5 @@
 // JSON text of JS values, bounded (`jsonText`), and a schema object's compiled form found by that
-// text without copying the text into wasm (`schemaLookup`, `schemaRemember`).
+// text without copying the text into wasm (`schemaSlot`, `schemaSource`, `schemaRemember`).
 //
 // `new Schema(obj)` and `new RepairLoop({ schema: obj })` memoise compiled schemas by text
 // (docs/DESIGN.md: by text, not identity, so a mutated object is never validated against its
@@ -8,8 +8,26 @@
 // length, then compared with `===` (a memory compare): a Map keyed by the text itself would
 // hash every fresh 2 KB string, which cost a third as much as stringifying it. The compiled
 // schemas live in Rust (SLOTS in src/wasm/structured_js.rs) under the same slot numbers.
-// Bounded like Rust's SchemaCache: oldest first out. No state is kept between two calls: the
-// text of a miss is handed back to `schemaRemember`.
+// Bounded like Rust's SchemaCache: oldest first out. No state is kept between two calls.
+//
+// Protocol (src/wasm/structured_js.rs reads it; tests/js/snippets.test.mjs tests it):
+//
+//   schemaSlot(schema) -> number | undefined
+//       the slot of the compiled form of the JSON text an object stands for, when that text was
+//       remembered; undefined otherwise (unseen, not an object, a `Schema`, no usable text).
+//       The one call a schema object seen before costs. Throws what jsonText throws.
+//       (A live `Schema` is found by the Rust side itself, by its `__selfhealSchemaId`.)
+//   schemaSource(schema) -> a tagged record, what an object stands for (`SchemaSource` in Rust):
+//       { kind: "text", text }         the JSON text of the schema: a plain object's own, a
+//                                      Standard Schema's JSON Schema, a `Schema`'s `text`
+//       { kind: "freed" }              a `Schema` that has been freed
+//       { kind: "no-json" }            JSON.stringify gives nothing for it (a function)
+//       { kind: "invalid", message }   a `~standard` that is not a usable Standard Schema v1;
+//                                      `message` is the rest of the sentence after the field's name
+//       Throws what jsonText throws.
+//   schemaRemember(text) -> number
+//       keeps a text schemaSource gave (once its compiled form has a slot on the Rust side) and
+//       returns its slot, reusing the oldest slot when all are taken.
 //
 // Shipped as a wasm-bindgen snippet; scripts/build.sh makes a CommonJS copy for the nodejs glue.
 
@@ -51,63 +69,78 @@ export function jsonText(value) {
   return JSON.stringify(value);
 }
 
-/**
- * Where `schema`'s compiled form is, in one call:
- * - `undefined`: not an object; the caller handles strings, booleans and type errors;
- * - a number >= 0: the slot of its compiled form (its JSON text was seen);
- * - a number < 0: minus the id of the live selfheal `Schema` it is;
- * - `null`: it looks like a `Schema` without a readable id (freed?); the caller checks;
- * - a string: its JSON text, seen for the first time (hand it to `schemaRemember` once its
- *   compiled form has a slot on the Rust side);
- * - `false`: JSON.stringify gave nothing (a function);
- * - a `TypeError` (returned, not thrown): `schema` has a `~standard` that is not a usable
- *   Standard Schema v1; its message is the rest of the sentence after the field's name.
- * A Standard Schema v1 (`~standard` with version 1 and a validate function) stands for the JSON
- * Schema its library gives synchronously (`standardJsonSchema`): slot or text as above. Plain
- * objects pay one property read for this (`~standard`, undefined).
- * Throws what `jsonText` throws (cycles, BigInt, a throwing toJSON or getter, limits).
- */
-export function schemaLookup(schema) {
-  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) {
+/** Whether `schema` is named like a selfheal `Schema` (its class's name, read without trusting it). */
+function namedSchema(schema) {
+  try {
+    return schema.constructor.name === 'Schema';
+  } catch {
+    return false; // a throwing getter or trap: not a Schema; JSON.stringify decides
+  }
+}
+
+/** `obj[key]`, or undefined when reading it throws. */
+function readOr(obj, key) {
+  try {
+    return obj[key];
+  } catch {
     return undefined;
   }
-  let isSchema = false;
-  try {
-    isSchema = schema.constructor.name === 'Schema';
-  } catch {
-    // a throwing getter or trap: not a Schema; JSON.stringify decides
-  }
-  if (isSchema) {
-    let id;
-    try {
-      id = schema.__selfhealSchemaId;
-    } catch {
-      // freed, or not ours
-    }
-    return typeof id === 'number' && id > 0 ? -id : null;
-  }
+}
+
+/**
+ * The JSON text of the schema `schema` (an object) stands for: its own, or for a Standard Schema
+ * v1 (`~standard` with version 1 and a validate function) the JSON Schema its library gives
+ * synchronously (standardJsonSchema). `false` when JSON.stringify gives nothing (a function); a
+ * TypeError (returned, not thrown) for an unusable `~standard`. Plain objects pay one property
+ * read for this (`~standard`, undefined). Throws what jsonText throws.
+ */
+function objectText(schema) {
   let standard;
   try {
     standard = schema['~standard'];
   } catch (e) {
     return new TypeError(`is an object whose "~standard" threw: ${messageOf(e)}`);
   }
-  let text;
   if (standard === undefined) {
-    text = jsonText(schema);
-    if (typeof text !== 'string') return false;
-  } else {
-    const json = standardJsonSchema(standard);
-    if (json instanceof TypeError) return json;
-    text = typeof json === 'boolean' ? String(json) : jsonText(json);
+    const text = jsonText(schema);
+    return typeof text === 'string' ? text : false;
   }
+  const json = standardJsonSchema(standard);
+  if (json instanceof TypeError) return json;
+  return typeof json === 'boolean' ? String(json) : jsonText(json);
+}
+
+/** See the protocol above. */
+export function schemaSlot(schema) {
+  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function') || namedSchema(schema)) {
+    return undefined;
+  }
+  const text = objectText(schema);
+  if (typeof text !== 'string') return undefined;
   const same = byLength.get(text.length);
   if (same !== undefined) {
     for (let i = 0; i < same.length; i++) {
       if (same[i].text === text) return same[i].slot;
     }
   }
-  return text;
+  return undefined;
+}
+
+/**
+ * See the protocol above. A `Schema` (known by its class name) that the Rust side did not find by
+ * its id (another module's, or a look-alike) stands for its `text`; without one it is freed when
+ * it has wasm-bindgen's pointer (0 once freed, when `text` throws), else it is read as any object.
+ */
+export function schemaSource(schema) {
+  if (namedSchema(schema)) {
+    const text = readOr(schema, 'text');
+    if (typeof text === 'string') return { kind: 'text', text };
+    if (typeof readOr(schema, '__wbg_ptr') === 'number') return { kind: 'freed' };
+  }
+  const text = objectText(schema);
+  if (typeof text === 'string') return { kind: 'text', text };
+  if (text === false) return { kind: 'no-json' };
+  return { kind: 'invalid', message: text.message };
 }
 
 /** The JSON Schema draft asked for first, then the one tried if a library refuses it (as in
@@ -165,7 +198,7 @@ function messageOf(e) {
   return m.replace(/\s+/g, ' ').trim();
 }
 
-/** Keep `text` (a miss of `schemaLookup`) under a slot, reusing the oldest one when full. */
+/** See the protocol above. */
 export function schemaRemember(text) {
   let slot = entries.length;
   if (entries.length >= MAX_SLOTS) {

@@ -25,72 +25,81 @@ thread_local! {
 
 #[wasm_bindgen(module = "/js/snippets/schema_keys.js")]
 extern "C" {
-    /// Where a schema's compiled form is (see the snippet): a slot, minus a `Schema` id, `null`
-    /// for a freed `Schema`, its JSON text on a miss, `false`, `undefined` for a non-object, or
-    /// a `TypeError` for an unusable `~standard` (a Standard Schema stands for its JSON Schema);
-    /// throws what `jsonText` throws.
-    #[wasm_bindgen(catch, js_name = schemaLookup)]
-    fn schema_lookup(schema: &JsValue) -> Result<JsValue, JsValue>;
-    /// Keeps a missed text (handed back as the JS string it was) under a slot; the slot.
+    /// The slot of a schema object's compiled form when its JSON text was seen, else `None`;
+    /// throws what `jsonText` throws. (The protocol is written in the snippet.)
+    #[wasm_bindgen(catch, js_name = schemaSlot)]
+    fn schema_slot(schema: &JsValue) -> Result<Option<u32>, JsValue>;
+    /// What a schema object stands for, as a tagged record ([`SchemaSource`]); throws what
+    /// `jsonText` throws.
+    #[wasm_bindgen(catch, js_name = schemaSource)]
+    fn schema_source(schema: &JsValue) -> Result<JsValue, JsValue>;
+    /// Keeps a text `schemaSource` gave under a slot; the slot.
     #[wasm_bindgen(js_name = schemaRemember)]
-    fn schema_remember(text: &JsValue) -> i32;
+    fn schema_remember(text: &str) -> u32;
+}
+
+crate::wire::tagged_enum! {
+    #[tag("kind", "$selfheal::tagged:kind")]
+    /// What js/snippets/schema_keys.js's `schemaSource` says a schema object stands for.
+    #[serde(rename_all = "kebab-case")]
+    enum SchemaSource {
+        /// The JSON text of the schema.
+        Text { text: String },
+        /// A `Schema` that has been freed.
+        Freed,
+        /// Nothing `JSON.stringify` can write (a function).
+        NoJson,
+        /// An unusable `~standard`: the rest of the sentence after the field's name.
+        Invalid { message: String },
+    }
+}
+
+/// The live `Schema` of this module that `v` (an object) is, found by the id its getter gives.
+fn live_schema(v: &JsValue) -> Option<Arc<CompiledSchema>> {
+    registry::find(&SCHEMAS, read::get(v, "__selfhealSchemaId").as_f64())
+}
+
+/// The JSON text the object `v` stands for (`schemaSource`): its own, a Standard Schema's JSON
+/// Schema, or the `text` of a `Schema` that is not a live one of this module.
+fn source_text(v: &JsValue, field: &str) -> Read<String> {
+    let record =
+        schema_source(v).or_else(|thrown| read::not_serialisable(field, v, Some(&thrown)))?;
+    match de::read(&record, field)? {
+        SchemaSource::Text { text } => Ok(text),
+        SchemaSource::Freed => type_err(field, "is a Schema that has been freed"),
+        SchemaSource::NoJson => read::not_serialisable(field, v, None),
+        SchemaSource::Invalid { message } => type_err(field, message),
+    }
 }
 
 /// Compile (or fetch from the cache) a schema given as an object, a string or a `Schema`.
 pub(crate) fn schema_arg(v: &JsValue, field: &str) -> Read<Arc<CompiledSchema>> {
-    let found = match schema_lookup(v) {
-        Ok(found) => found,
-        Err(thrown) => return read::not_serialisable(field, v, Some(&thrown)),
-    };
-    if found.is_undefined() {
-        // Not an object.
+    if !read::is_object(v) {
         return compile_text(&schema_text(v, field)?, field);
     }
-    if let Some(n) = found.as_f64() {
-        if n < 0.0 {
-            // A live `Schema` of this module is its own compiled form.
-            if let Some(compiled) = registry::find(&SCHEMAS, Some(-n)) {
-                return Ok(compiled);
-            }
-        } else if let Some(hit) = SLOTS.with(|s| {
-            s.try_borrow()
-                .ok()
-                .and_then(|s| s.get(n as usize).cloned().flatten())
-        }) {
-            return Ok(hit);
-        }
-        // An id or slot unknown here (cannot happen while the two sides stay in step): the
-        // paths below give the same answer.
+    let slot = schema_slot(v).or_else(|thrown| read::not_serialisable(field, v, Some(&thrown)))?;
+    let hit =
+        slot.and_then(|n| SLOTS.with(|s| s.try_borrow().ok()?.get(n as usize).cloned().flatten()));
+    // Seen before, or a live `Schema`: its compiled form, with no JSON text crossing.
+    if let Some(compiled) = hit.or_else(|| live_schema(v)) {
+        return Ok(compiled);
     }
-    let text = match found.as_string() {
-        Some(text) => text,
-        None if found.as_bool() == Some(false) => return read::not_serialisable(field, v, None),
-        // A `~standard` without a synchronous JSON Schema: the snippet's TypeError says why.
-        None if found.is_object() => {
-            let why = read::get(&found, "message").as_string().unwrap_or_default();
-            return type_err(field, why);
-        }
-        None => object_schema_text(v, field)?,
-    };
+    let text = source_text(v, field)?;
     let compiled = compile_text(&text, field)?;
-    if found.is_string() {
-        // The JS side learns the text only once the slot can be written here, so a slot it
-        // hands out always holds that text's schema (schemaRemember runs no user code).
-        SLOTS.with(|s| {
-            let Ok(mut s) = s.try_borrow_mut() else {
-                return;
-            };
-            let Ok(slot) = usize::try_from(schema_remember(&found)) else {
-                return;
-            };
-            if s.len() <= slot {
-                s.resize(slot + 1, None);
-            }
-            if let Some(entry) = s.get_mut(slot) {
-                *entry = Some(compiled.clone());
-            }
-        });
-    }
+    // The JS side learns the text only once the slot can be written here, so a slot it hands
+    // out always holds that text's schema (schemaRemember runs no user code).
+    SLOTS.with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return;
+        };
+        let slot = schema_remember(&text) as usize;
+        if s.len() <= slot {
+            s.resize(slot + 1, None);
+        }
+        if let Some(entry) = s.get_mut(slot) {
+            *entry = Some(compiled.clone());
+        }
+    });
     Ok(compiled)
 }
 
@@ -107,23 +116,6 @@ fn invalid_schema<T>(field: &str, e: impl std::fmt::Display) -> Read<T> {
 
 pub(crate) fn with_cache<T>(f: impl FnOnce(&mut SchemaCache) -> T) -> Option<T> {
     CACHE.with(|c| c.try_borrow_mut().ok().map(|mut cache| f(&mut cache)))
-}
-
-/// An object schema's JSON text. A `Schema` instance is recognised by its class and its `text`
-/// getter, so passing one where a schema is expected reuses its compiled form. A freed instance
-/// (its wasm-bindgen pointer is 0, so `text` throws) is a `TypeError`: serialising the wrapper
-/// instead would give a schema that accepts anything.
-fn object_schema_text(v: &JsValue, field: &str) -> Read<String> {
-    let ctor = read::get(v, "constructor");
-    if read::get(&ctor, "name").as_string().as_deref() == Some("Schema") {
-        if let Some(text) = read::get(v, "text").as_string() {
-            return Ok(text);
-        }
-        if read::get(v, "__wbg_ptr").as_f64().is_some() {
-            return type_err(field, "is a Schema that has been freed");
-        }
-    }
-    read::json_text(v, field)
 }
 
 /// `{ localRepair?, stopReason?, coerce?, maxReplyChars? }`, or the defaults.
@@ -143,7 +135,10 @@ fn schema_options(v: &JsValue) -> Read<Option<SchemaOptions>> {
 fn schema_text(v: &JsValue, field: &str) -> Read<String> {
     match v.as_string().or_else(|| v.as_bool().map(|b| b.to_string())) {
         Some(text) => Ok(text),
-        None if read::is_object(v) => object_schema_text(v, field),
+        None if read::is_object(v) => match live_schema(v) {
+            Some(compiled) => Ok(compiled.canonical_text().to_string()),
+            None => source_text(v, field),
+        },
         None => type_err(
             field,
             format!(

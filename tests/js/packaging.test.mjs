@@ -95,7 +95,7 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
   const exported = {
     "gather.js": ["gatherError", "startOutcome", "randomFill"],
     "instructions.js": ["classified", "waitForBackoff", "parsedOk", "repaired", "done", "partialNew", "partialText", "partialApply"],
-    "schema_keys.js": ["jsonText", "schemaLookup", "schemaRemember"],
+    "schema_keys.js": ["jsonText", "schemaSlot", "schemaSource", "schemaRemember"],
   };
   for (const [name, names] of Object.entries(exported)) {
     const source = readFileSync(join(ROOT, "js", "snippets", name), "utf8");

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 
 import { gatherError, randomFill, startOutcome } from "../../js/snippets/gather.js";
 import { classified, done, parsedOk, repaired, waitForBackoff } from "../../js/snippets/instructions.js";
-import { jsonText, schemaLookup, schemaRemember, standardJsonSchema } from "../../js/snippets/schema_keys.js";
+import { jsonText, schemaRemember, schemaSlot, schemaSource, standardJsonSchema } from "../../js/snippets/schema_keys.js";
 import { partialAppend, partialApply, partialNew, partialText } from "../../js/snippets/instructions.js";
 
 const revoked = () => {
@@ -103,32 +103,48 @@ test("jsonText: JSON.stringify within the limits, refusing at once what no reade
   assert.throws(() => jsonText(throwing()), /boom/);
 });
 
-test("schemaLookup / schemaRemember: text on a miss, its slot once remembered, oldest slot reused", () => {
+test("schemaSlot / schemaSource / schemaRemember: a slot once remembered, the text on a miss, oldest slot reused", () => {
   const schema = { type: "object", title: `t${Math.random()}` };
-  assert.equal(schemaLookup(schema), JSON.stringify(schema), "a miss is the text");
+  assert.equal(schemaSlot(schema), undefined, "not seen: no slot");
+  assert.deepEqual(schemaSource(schema), { kind: "text", text: JSON.stringify(schema) });
   const slot = schemaRemember(JSON.stringify(schema));
-  assert.equal(schemaLookup({ ...schema }), slot, "the same text is found by slot");
-  assert.equal(schemaLookup("not an object"), undefined);
-  assert.equal(schemaLookup(null), undefined);
-  assert.equal(schemaLookup(() => 1), false);
+  assert.equal(schemaSlot({ ...schema }), slot, "the same text is found by slot");
+  for (const notObject of ["not an object", null, undefined, 1, true]) assert.equal(schemaSlot(notObject), undefined);
+  assert.equal(schemaSlot(() => 1), undefined);
+  assert.deepEqual(schemaSource(() => 1), { kind: "no-json" });
+  // A `Schema` is never stringified: the Rust side finds a live one by its id, any other by `text`.
   class Schema {
     get __selfhealSchemaId() { return 7; }
+    get text() { return '{"type":"string"}'; }
   }
-  assert.equal(schemaLookup(new Schema()), -7);
+  assert.equal(schemaSlot(new Schema()), undefined);
+  assert.deepEqual(schemaSource(new Schema()), { kind: "text", text: '{"type":"string"}' });
+  // Freed: the id and text getters throw (wasm-bindgen's pointer is 0).
   class Freed {
+    constructor() { this.__wbg_ptr = 0; }
     get __selfhealSchemaId() { throw new Error("null pointer passed to rust"); }
+    get text() { throw new Error("null pointer passed to rust"); }
   }
   Object.defineProperty(Freed, "name", { value: "Schema" });
-  assert.equal(schemaLookup(new Freed()), null);
+  assert.deepEqual(schemaSource(new Freed()), { kind: "freed" });
+  // Only named Schema, nothing of ours: read as any object.
+  class Other {}
+  Object.defineProperty(Other, "name", { value: "Schema" });
+  assert.deepEqual(schemaSource(Object.assign(new Other(), { type: "number" })), { kind: "text", text: '{"type":"number"}' });
   // 64 slots: the 65th text takes the oldest slot, whose text is then a miss again.
   const first = { title: `first${Math.random()}` };
   const firstSlot = schemaRemember(JSON.stringify(first));
   for (let i = 0; i < 64; i++) schemaRemember(JSON.stringify({ title: `filler${i}${Math.random()}` }));
-  assert.equal(typeof schemaLookup(first), "string");
+  assert.equal(schemaSlot(first), undefined);
   assert.ok(firstSlot >= 0 && firstSlot < 64);
+  // What jsonText throws, both throw.
+  const cyclic = {};
+  cyclic.self = cyclic;
+  assert.throws(() => schemaSlot(cyclic), RangeError);
+  assert.throws(() => schemaSource(cyclic), RangeError);
 });
 
-test("schemaLookup: a Standard Schema stands for its JSON Schema; an unusable ~standard is a returned TypeError", () => {
+test("schemaSlot / schemaSource: a Standard Schema stands for its JSON Schema; an unusable ~standard is `invalid`", () => {
   const json = { type: "object", title: `std${Math.random()}` };
   const targets = [];
   const std = (input) => ({ "~standard": { version: 1, vendor: "v", validate: (value) => ({ value }), jsonSchema: { input } } });
@@ -137,18 +153,20 @@ test("schemaLookup: a Standard Schema stands for its JSON Schema; an unusable ~s
     if (target === "draft-2020-12") throw new Error("no");
     return json;
   });
-  assert.equal(schemaLookup(refuses2020), JSON.stringify(json), "a miss is the JSON Schema's text");
+  assert.deepEqual(schemaSource(refuses2020), { kind: "text", text: JSON.stringify(json) }, "the JSON Schema's text");
   assert.deepEqual(targets, ["draft-2020-12", "draft-07"]);
   const slot = schemaRemember(JSON.stringify(json));
-  assert.equal(schemaLookup(std(() => ({ ...json }))), slot, "found by text like a plain object");
-  assert.equal(schemaLookup(std(() => false)), "false");
+  assert.equal(schemaSlot(std(() => ({ ...json }))), slot, "found by text like a plain object");
+  assert.deepEqual(schemaSource(std(() => false)), { kind: "text", text: "false" });
   const fn = Object.assign(() => 1, { "~standard": std(() => json)["~standard"] });
-  assert.equal(schemaLookup(fn), slot, "a function with ~standard (an arktype Type)");
-  const noSync = schemaLookup({ "~standard": { version: 1, vendor: "valibot", validate() {} } });
-  assert.ok(noSync instanceof TypeError);
-  assert.match(noSync.message, /^is a Standard Schema \(vendor "valibot"\) without a synchronous JSON Schema/);
-  assert.ok(schemaLookup({ get "~standard"() { throw new Error("boom"); } }) instanceof TypeError);
-  assert.ok(schemaLookup(throwing()) instanceof TypeError, "a Proxy throwing on every read");
+  assert.equal(schemaSlot(fn), slot, "a function with ~standard (an arktype Type)");
+  const noSync = { "~standard": { version: 1, vendor: "valibot", validate() {} } };
+  assert.equal(schemaSlot(noSync), undefined);
+  const invalid = schemaSource(noSync);
+  assert.equal(invalid.kind, "invalid");
+  assert.match(invalid.message, /^is a Standard Schema \(vendor "valibot"\) without a synchronous JSON Schema/);
+  assert.equal(schemaSource({ get "~standard"() { throw new Error("boom"); } }).kind, "invalid");
+  assert.equal(schemaSource(throwing()).kind, "invalid", "a Proxy throwing on every read");
   assert.ok(standardJsonSchema(revoked()) instanceof TypeError);
   assert.ok(standardJsonSchema({ version: 1, validate() {}, jsonSchema: { input: () => null } }) instanceof TypeError);
 });

@@ -33,6 +33,21 @@ test("new Schema(zodSchema) compiles the input JSON Schema zod gives and parses 
   assert.equal(parsed.report.issues[0].path, "/id");
 });
 
+test("new Schema(zodSchema, options): the options path reads the JSON Schema too, not the zod object's keys", () => {
+  // Before, a schema given with options was JSON.stringified as it was: zod's own object, whose
+  // keys made a schema that accepted nearly anything.
+  const s = new Schema(order, { formats: false });
+  try {
+    assert.deepEqual(JSON.parse(s.text), order["~standard"].jsonSchema.input({ target: "draft-2020-12" }));
+    assert.equal(s.parse('{"id": "A1", "qty": 2.5, "tags": []}').ok, false);
+  } finally {
+    s.free();
+  }
+  assert.throws(() => new Schema(v.object({ a: v.string() }), { formats: false }), {
+    name: "TypeError", message: /^selfheal: schema is a Standard Schema \(vendor "valibot"\) without a synchronous JSON Schema/,
+  });
+});
+
 test("an arktype Type (a function with ~standard) is a schema too", () => {
   const t = type({ name: "string", age: "number" });
   assert.equal(parseStructured(t, '{"name": "Ada", "age": 36}').ok, true);
