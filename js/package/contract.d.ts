@@ -102,6 +102,8 @@ export class Schema {
   readonly text: string;
   /** Internal: how RepairLoop, parseStructured and buildRepairPrompt find a compiled schema. */
   readonly __selfhealSchemaId: number;
+  /** Internal: tells this module's instances from another copy's of the package. */
+  readonly __selfhealModule: object;
   parse(raw: string, options?: ParseOptions): Parsed;
   /** null = valid. selfheal/lite (no JSON Schema validator) throws an Error instead of
    *  answering without having looked. */
@@ -289,6 +291,8 @@ export class CircuitBreaker {
   readonly failures: number;
   /** Internal: how RepairLoop finds a shared breaker. */
   readonly __selfhealBreakerId: number;
+  /** Internal: tells this module's instances from another copy's of the package. */
+  readonly __selfhealModule: object;
   toJSON(): object;
   static fromJSON(state: object): CircuitBreaker;
 }
@@ -317,6 +321,8 @@ export class RetryBudget {
   readonly available: number;
   /** Internal: how RepairLoop finds a shared budget. */
   readonly __selfhealRetryBudgetId: number;
+  /** Internal: tells this module's instances from another copy's of the package. */
+  readonly __selfhealModule: object;
   toJSON(): object;
   static fromJSON(state: object): RetryBudget;
 }

@@ -2,9 +2,10 @@
 //!
 //! `new RepairLoop(options, breaker)` and `schema: someSchema` receive plain JS objects. Each
 //! registered instance exposes its id through an internal getter (`__selfhealBreakerId`,
-//! `__selfhealSchemaId`); the receiver reads it and looks the instance up here. Only ids of
-//! live instances resolve, so a forged object reaches nothing; an entry goes when its instance
-//! is freed.
+//! `__selfhealSchemaId`) and this module's token through `__selfhealModule`; the receiver reads
+//! both and looks the instance up here. Only ids of live instances of this module resolve, so a
+//! forged object or another copy's instance reaches nothing; an entry goes when its instance is
+//! freed.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -16,6 +17,26 @@ use wasm_bindgen::JsValue;
 use super::error::{Busy, Read};
 use super::read;
 use crate::error::OptionError;
+
+thread_local! {
+    /// This module's token, which every class found by id hands out through its
+    /// `__selfhealModule` getter. Ids count per module, so another copy of the package in the same
+    /// process (selfheal/lite beside selfheal, or two versions under node_modules) hands out the
+    /// same numbers: an id is looked up only on an object that gives this token, and another
+    /// copy's instance was taken for this module's instance with the same id before.
+    static MODULE: JsValue = js_sys::Object::new().into();
+}
+
+/// This module's token (see [`MODULE`]).
+pub fn module_token() -> JsValue {
+    MODULE.with(JsValue::clone)
+}
+
+/// The id `v` gives under `id_key` when `v` is an instance of this module, else `None`.
+pub fn own_id(v: &JsValue, id_key: &'static str) -> Option<f64> {
+    let ours = MODULE.with(|token| read::get(v, "__selfhealModule") == *token);
+    ours.then(|| read::get(v, id_key).as_f64()).flatten()
+}
 
 /// The last id handed out, and the live entries by id.
 pub struct Registry<T> {
@@ -114,7 +135,7 @@ pub fn shared_arg<T: 'static>(
     if read::is_nullish(v) {
         return Ok(None);
     }
-    match find(key, read::get(v, id_key).as_f64()).and_then(|w| w.upgrade()) {
+    match find(key, own_id(v, id_key)).and_then(|w| w.upgrade()) {
         Some(found) => Ok(Some(found)),
         None => Err(OptionError::type_(
             field,

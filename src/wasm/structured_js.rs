@@ -56,7 +56,7 @@ crate::wire::tagged_enum! {
 
 /// The live `Schema` of this module that `v` (an object) is, found by the id its getter gives.
 fn live_schema(v: &JsValue) -> Option<Arc<CompiledSchema>> {
-    registry::find(&SCHEMAS, read::get(v, "__selfhealSchemaId").as_f64())
+    registry::find(&SCHEMAS, registry::own_id(v, "__selfhealSchemaId"))
 }
 
 /// The JSON text the object `v` stands for (`schemaSource`): its own, a Standard Schema's JSON
@@ -209,6 +209,12 @@ impl JsSchema {
     #[wasm_bindgen(getter, js_name = __selfhealSchemaId)]
     pub fn schema_id(&self) -> u32 {
         self.id
+    }
+
+    /// Tells this module's instances from another copy's (see `registry`).
+    #[wasm_bindgen(getter, js_name = __selfhealModule)]
+    pub fn module_token(&self) -> JsValue {
+        registry::module_token()
     }
 
     /// The schema's canonical JSON text.

@@ -20,6 +20,38 @@ test("the lite entry exports what the full entry exports", () => {
   assert.notEqual(lite.RepairLoop, full.RepairLoop, "two builds, two instances");
 });
 
+test("another copy's Schema, breaker or retry budget is never taken for this module's (ids count per module)", () => {
+  // Both builds number their instances from 1: before the module token, full's RepairLoop given
+  // lite's Schema #1 validated against full's Schema #1, and used full's breaker #1.
+  const fullSchema = new full.Schema({ type: "string" });
+  const liteSchema = new lite.Schema({ type: "number" });
+  assert.equal(fullSchema.__selfhealSchemaId, liteSchema.__selfhealSchemaId, "the same id in both");
+  assert.notEqual(fullSchema.__selfhealModule, liteSchema.__selfhealModule);
+  // Another copy's Schema is read by its text, so it means what it says.
+  assert.equal(full.parseStructured(liteSchema, '"x"').ok, false);
+  assert.equal(full.parseStructured(liteSchema, "5").ok, true);
+  const loop = new full.RepairLoop({ prompt: PROMPT, schema: liteSchema, seed: 1 });
+  assert.equal(loop.next({ kind: "reply", text: "5" }, 0).type, "done");
+  loop.free();
+  // A shared breaker or budget must be this module's: another copy's is a TypeError, not a stranger's state.
+  const fullBreaker = new full.CircuitBreaker({ failureThreshold: 1 });
+  const liteBreaker = new lite.CircuitBreaker({ failureThreshold: 1 });
+  assert.equal(fullBreaker.__selfhealBreakerId, liteBreaker.__selfhealBreakerId);
+  assert.throws(() => new full.RepairLoop({ prompt: PROMPT, seed: 1 }, liteBreaker), {
+    name: "TypeError", message: /^selfheal: breaker must be a CircuitBreaker \(a live instance from this module\)/,
+  });
+  const liteBudget = new lite.RetryBudget();
+  new full.RetryBudget().free();
+  assert.throws(() => new full.RepairLoop({ prompt: PROMPT, seed: 1 }, undefined, liteBudget), {
+    name: "TypeError", message: /^selfheal: retryBudget must be a RetryBudget/,
+  });
+  // This module's own instances are found as before.
+  const own = new full.RepairLoop({ prompt: PROMPT, schema: fullSchema, seed: 1 }, fullBreaker);
+  assert.equal(own.next({ kind: "reply", text: "5" }, 0).type, "send-repair-prompt");
+  own.free();
+  for (const x of [fullSchema, liteSchema, fullBreaker, liteBreaker, liteBudget]) x.free();
+});
+
 test("heal from selfheal/lite with a zod schema: the library's validate decides, fed back as rejected", async () => {
   const Meeting = z.object({ start: z.iso.datetime(), end: z.iso.datetime(), title: z.string().min(3) })
     .refine((m) => m.start < m.end, { message: "end must be after start", path: ["end"] });

@@ -69,6 +69,12 @@ impl JsCircuitBreaker {
         self.inner.id
     }
 
+    /// Tells this module's instances from another copy's (see `registry`).
+    #[wasm_bindgen(getter, js_name = __selfhealModule)]
+    pub fn module_token(&self) -> JsValue {
+        crate::wasm::registry::module_token()
+    }
+
     #[wasm_bindgen(getter)]
     pub fn failures(&self) -> Result<u32, JsValue> {
         self.inner.with(|b| b.failures())

@@ -71,6 +71,12 @@ impl JsRetryBudget {
     pub fn retry_budget_id(&self) -> u32 {
         self.inner.id
     }
+
+    /// Tells this module's instances from another copy's (see `registry`).
+    #[wasm_bindgen(getter, js_name = __selfhealModule)]
+    pub fn module_token(&self) -> JsValue {
+        crate::wasm::registry::module_token()
+    }
 }
 
 super::state_json!(
