@@ -28,6 +28,10 @@
 //!   formats no path at all. Kinds follow SPEC section 7: a wrong type is a `TypeError`, a value
 //!   of the right type out of its range (NaN, ±Infinity, a negative or fractional count, a too
 //!   long array) a `RangeError`.
+//! * **Out of line.** Every method serde calls here (the `Deserializer`, `MapAccess`, `SeqAccess`
+//!   and enum access methods) is `#[inline(never)]`: selfheal is built at opt-level 3, which
+//!   otherwise copied them into every derived visitor, once per field of every option and state
+//!   type (25 KB gzip, and no row faster; docs/PERFORMANCE.md, "Round 7").
 //!
 //! Values, by what the type asks for:
 //!
@@ -482,6 +486,7 @@ fn key_seg(key: &'static str) -> Seg {
 
 macro_rules! whole_number {
     ($($method:ident $visit:ident $t:ty, $min:expr;)*) => {$(
+        #[inline(never)]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
             let n = self.whole($min, <$t>::MAX as f64)?;
             visitor.$visit(n as $t)
@@ -492,6 +497,7 @@ macro_rules! whole_number {
 /// Methods that read as another one does (extra arguments ignored).
 macro_rules! forward {
     ($($($method:ident $(($($arg:ident: $t:ty),*))?)* => $to:ident;)*) => {$($(
+        #[inline(never)]
         fn $method<V: Visitor<'de>>(self, $($($arg: $t,)*)? visitor: V) -> Result<V::Value, Error> {
             self.$to(visitor)
         }
@@ -502,6 +508,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
     type Error = Error;
 
     /// JSON-like data, for what serde reads without a type (tagged and untagged enums).
+    #[inline(never)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         // Most likely first: each probe is a call into JS.
         let v = &self.value;
@@ -536,6 +543,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         Err(self.wrong_type("JSON data"))
     }
 
+    #[inline(never)]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.value.as_bool() {
             Some(b) => visitor.visit_bool(b),
@@ -554,18 +562,22 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         deserialize_i64 visit_i64 i64, -MAX_SAFE;
     }
 
+    #[inline(never)]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_f32(self.finite("a number")? as f32)
     }
 
+    #[inline(never)]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_f64(self.finite("a number")?)
     }
 
+    #[inline(never)]
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         visitor.visit_string(self.string()?)
     }
 
+    #[inline(never)]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let none = self
             .nullish
@@ -577,6 +589,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         }
     }
 
+    #[inline(never)]
     fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         if self.value.is_null_or_undefined() {
             visitor.visit_unit()
@@ -585,6 +598,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         }
     }
 
+    #[inline(never)]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -598,6 +612,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         visitor.visit_newtype_struct(self)
     }
 
+    #[inline(never)]
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -615,6 +630,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         })
     }
 
+    #[inline(never)]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -659,6 +675,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
 
     /// Ignored values are not read at all, except under [`Keys::All`], where the whole value
     /// must be JSON data: they are read as such, and dropped.
+    #[inline(never)]
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.ctx.keys {
             Keys::All => self.deserialize_any(visitor),
@@ -685,6 +702,7 @@ impl<'de, 'c> de::EnumAccess<'de> for Tagged<'c> {
     type Error = Error;
     type Variant = TaggedVariant<'c>;
 
+    #[inline(never)]
     fn variant_seed<S: DeserializeSeed<'de>>(
         self,
         seed: S,
@@ -707,16 +725,19 @@ impl<'de> de::VariantAccess<'de> for TaggedVariant<'_> {
         Ok(())
     }
 
+    #[inline(never)]
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
         seed.deserialize(self.0)
     }
 
+    #[inline(never)]
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, _visitor: V) -> Result<V::Value, Error> {
         Err(Error::type_(
             "an internally tagged variant cannot be a tuple",
         ))
     }
 
+    #[inline(never)]
     fn struct_variant<V: Visitor<'de>>(
         self,
         fields: &'static [&'static str],
@@ -811,6 +832,7 @@ impl<'c> ObjectAccess<'c> {
 impl<'de> MapAccess<'de> for ObjectAccess<'_> {
     type Error = Error;
 
+    #[inline(never)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -830,6 +852,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
         .map(Some)
     }
 
+    #[inline(never)]
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
         let (child, key) = self.value()?;
         seed.deserialize(child).map_err(|e| e.at(key))
@@ -867,6 +890,7 @@ impl<'c> ArrayAccess<'c> {
 impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
     type Error = Error;
 
+    #[inline(never)]
     fn next_element_seed<T: DeserializeSeed<'de>>(
         &mut self,
         seed: T,
