@@ -22,8 +22,8 @@ thread_local! {
     /// This module's token, which every class found by id hands out through its
     /// `__selfhealModule` getter. Ids count per module, so another copy of the package in the same
     /// process (selfheal/lite beside selfheal, or two versions under node_modules) hands out the
-    /// same numbers: an id is looked up only on an object that gives this token, and another
-    /// copy's instance was taken for this module's instance with the same id before.
+    /// same numbers: an id is looked up only on an object that gives this token (without it,
+    /// another copy's `Schema` #1 was taken for this module's `Schema` #1).
     static MODULE: JsValue = js_sys::Object::new().into();
 }
 
