@@ -10,6 +10,7 @@ mod classes;
 pub mod de;
 mod dts;
 mod error;
+mod mirror;
 mod random;
 mod read;
 mod registry;

@@ -18,7 +18,7 @@ use super::reader::Container;
 use super::Violation;
 
 /// What a [`Edit::Begin`] opens. The numbers are the op codes of a begin in the wasm layer's
-/// edit payload (src/wasm/classes/partial_json.rs, read by js/snippets/instructions.js).
+/// edit payload (src/wasm/mirror.rs, read by js/snippets/instructions.js).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {

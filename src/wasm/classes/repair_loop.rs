@@ -7,13 +7,13 @@ use wasm_bindgen::prelude::*;
 
 use super::breaker::breaker_arg;
 use super::outcome::{instruction_to_js, outcome_arg};
-use super::partial_json::Mirror;
 use super::retry_budget::retry_budget_arg;
 use super::State;
 use crate::error::OptionError;
 use crate::repair_loop::{LoopOptions, PushError, RepairLoop, Snapshot};
 use crate::toolkit::{CircuitBreaker, RetryBudget};
 use crate::wasm::error::Busy;
+use crate::wasm::mirror::Mirror;
 use crate::wasm::random::random_seed;
 use crate::wasm::structured_js::{schema_arg, with_cache};
 use crate::wasm::{de, read, rules_js, to_js_json};
