@@ -131,6 +131,9 @@ lint:
 	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings
 	cargo clippy --lib --tests --quiet --no-default-features -- -D warnings
 	cargo clippy --lib --quiet --no-default-features --target wasm32-unknown-unknown -- -D warnings
+	@# The cargo-fuzz targets (run by scripts/fuzz.sh, not here) must keep compiling: they are a
+	@# workspace of their own, which once stopped building unnoticed.
+	cargo check --quiet --manifest-path fuzz/Cargo.toml --bins --target-dir target/fuzz-check
 
 # The release .wasm after wasm-opt -Oz must stay under MAX_GZIP_BYTES gzip, selfheal/lite's under
 # MAX_LITE_GZIP_BYTES.

@@ -44,6 +44,8 @@ if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_m
 fi
 
 if [ "$what" = test ]; then
+  # `make lint` checks the fuzz targets, whose libfuzzer-sys builds libFuzzer (C++).
+  command -v g++ >/dev/null || { log "installing g++"; apt_install g++; }
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     log "installing chromium + chromium-driver"; apt_install chromium chromium-driver
   fi

@@ -116,7 +116,8 @@ fuzz_target!(|data: &[u8]| {
     let text = &chunked.text;
     let parse_options = ParseOptions {
         local_repair: options.local_repair,
-        stop_reason: None,
+        coerce: options.coerce,
+        ..ParseOptions::new()
     };
     assert_eq!(
         chunked_stream.finish(&parse_options),
