@@ -666,6 +666,12 @@ fn negative_retry_after_becomes_zero() {
         DATE_MS + 60_000.0,
     );
     assert_eq!(c.retry_after_ms, Some(0.0));
+    // -0 is 0, not a negative zero (which JS tells apart with Object.is, and prints as "-0.0"
+    // when the classification is serialised).
+    for (name, value) in [("retry-after", "-0"), ("retry-after-ms", "-0.0")] {
+        let ms = retry_after(http(429).header(name, value));
+        assert_eq!(ms.map(f64::is_sign_positive), Some(true), "{name}: {value}");
+    }
 }
 
 #[test]

@@ -613,12 +613,14 @@ pub(crate) fn one_line(s: &str) -> String {
 
 /// `retry-after-ms`, else `retry-after` seconds, else `retry-after` as an HTTP-date minus `now`.
 pub fn retry_after_ms(e: &ErrorInfo, now: f64) -> Option<f64> {
+    // Negative values (and -0, which `f64::max` may keep) are 0.
+    let at_least_zero = |v: f64| if v > 0.0 { v } else { 0.0 };
     if let Some(ms) = e.header("retry-after-ms").and_then(parse_number) {
-        return Some(ms.max(0.0));
+        return Some(at_least_zero(ms));
     }
     let value = e.header("retry-after")?;
     if let Some(secs) = parse_delta_seconds(value) {
-        return Some((secs * 1000.0).max(0.0)).filter(|v| v.is_finite());
+        return Some(at_least_zero(secs * 1000.0)).filter(|v| v.is_finite());
     }
     let when = httpdate::parse_http_date(value).ok()?;
     let at = match when.duration_since(std::time::UNIX_EPOCH) {
@@ -628,7 +630,7 @@ pub fn retry_after_ms(e: &ErrorInfo, now: f64) -> Option<f64> {
     if !now.is_finite() {
         return None;
     }
-    Some((at - now).max(0.0))
+    Some(at_least_zero(at - now))
 }
 
 /// A plain decimal number (fractions and exponents allowed); no hex, no "inf", no junk.
