@@ -50,8 +50,13 @@ function pushStr(out, v) {
   if (s !== null) out.push(s);
 }
 
-/** A number as Rust prints an f64: no exponent (`1e21` is "1000000000000000000000"). */
+/**
+ * A number as Rust prints an f64: no exponent (`1e21` is "1000000000000000000000"), a sign on
+ * -0. Where two 17-digit texts are equally near the number, JS and Rust may pick either: the same
+ * number either way (tests/gather_model.rs).
+ */
 function plain(n) {
+  if (Object.is(n, -0)) return '-0';
   const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(String(n));
   if (m === null) return String(n);
   const [, sign, first, rest = '', e] = m;

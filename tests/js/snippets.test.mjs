@@ -53,7 +53,7 @@ test("gatherError: the status, codes and headers as the core's ErrorInfo holds t
     code: 1e21, cause: { code: -0 }, error: { code: 1.5e-7 },
     headers: { "Retry-After": 2, "X-\u00C9": 1e300, "retry-after-ms": [12.5] },
   }));
-  assert.deepEqual(g.codes, ["1000000000000000000000", "0", "0.00000015"]);
+  assert.deepEqual(g.codes, ["1000000000000000000000", "-0", "0.00000015"]); // Rust prints -0.0 as "-0"
   assert.deepEqual(g.headers, [["retry-after", "2"], ["x-\u00C9", `1${"0".repeat(300)}`], ["retry-after-ms", "12.5"]]);
 });
 
