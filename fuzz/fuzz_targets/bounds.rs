@@ -32,7 +32,12 @@ enum SchemaShape {
     Strict,
     Tree,
     /// Each `$defs` entry applies the next `fan` times (allOf/anyOf/oneOf), maybe through `x`.
-    Chain { levels: u8, applicator: u8, fan: u8, nested: bool },
+    Chain {
+        levels: u8,
+        applicator: u8,
+        fan: u8,
+        nested: bool,
+    },
     /// Any text as the schema.
     Text(String),
 }
@@ -40,10 +45,19 @@ enum SchemaShape {
 #[derive(Arbitrary, Debug)]
 enum ReplyShape {
     /// `{"k"*key: [0; width]}` (issue 10 defect 1 at key = width = 50,000).
-    LongKey { key: u16, width: u16 },
-    Wide { width: u16 },
-    Deep { depth: u8 },
-    Cut { width: u16 },
+    LongKey {
+        key: u16,
+        width: u16,
+    },
+    Wide {
+        width: u16,
+    },
+    Deep {
+        depth: u8,
+    },
+    Cut {
+        width: u16,
+    },
     Text(String),
 }
 
@@ -119,11 +133,16 @@ fn block<'a>(user: &'a str, name: &str) -> Vec<&'a str> {
         return Vec::new();
     };
     let body = &user[start + open.len()..];
-    body[..body.find(&close).map_or(body.len(), |e| e + 1)].lines().collect()
+    body[..body.find(&close).map_or(body.len(), |e| e + 1)]
+        .lines()
+        .collect()
 }
 
 fn prompt() -> Prompt {
-    Prompt { system: "Reply with JSON.".into(), user: "Give the value.".into() }
+    Prompt {
+        system: "Reply with JSON.".into(),
+        user: "Give the value.".into(),
+    }
 }
 
 fuzz_target!(|case: Case| {
@@ -132,8 +151,13 @@ fuzz_target!(|case: Case| {
     };
     assert!(compiled.evaluations_per_value() as u64 <= MAX_EVALUATIONS_PER_VALUE);
     let raw = reply_text(&case.reply);
-    let stop = case.stop.map(|s| ["max_tokens", "end_turn", "content_filter", "weird"][usize::from(s) % 4].to_string());
-    let options = ParseOptions { stop_reason: stop.clone(), ..ParseOptions::new() };
+    let stop = case.stop.map(|s| {
+        ["max_tokens", "end_turn", "content_filter", "weird"][usize::from(s) % 4].to_string()
+    });
+    let options = ParseOptions {
+        stop_reason: stop.clone(),
+        ..ParseOptions::new()
+    };
     if let Parsed::Err { report, .. } = parse(&raw, Some(&compiled), &options) {
         assert!(report.issues.len() <= 101);
         for issue in &report.issues {
@@ -141,13 +165,21 @@ fuzz_target!(|case: Case| {
             assert!(issue.message.chars().count() <= 301 && is_one_line(&issue.message));
         }
         if let Ok(v) = serde_json::from_str::<Value>(&raw) {
-            let refused = report.issues.iter().any(|i| i.message.starts_with("not validated:"));
+            let refused = report
+                .issues
+                .iter()
+                .any(|i| i.message.starts_with("not validated:"));
             let per_value = compiled.evaluations_per_value();
-            assert!(refused || per_value <= 2 || count(&v).saturating_mul(per_value) <= MAX_VALIDATION_WORK);
+            assert!(
+                refused
+                    || per_value <= 2
+                    || count(&v).saturating_mul(per_value) <= MAX_VALIDATION_WORK
+            );
         }
         let fix = build_fix_prompt(&report, compiled.value(), &raw, 2000, Locale::En);
         assert_fix_prompt_structure(&fix.user);
-        let schema_chars = serde_json::to_string_pretty(compiled.value()).map_or(0, |s| s.chars().count());
+        let schema_chars =
+            serde_json::to_string_pretty(compiled.value()).map_or(0, |s| s.chars().count());
         assert!(fix.chars() <= schema_chars + 2000 + 101 * 520 + 2000);
         let reask = build_reask_prompt(&prompt(), Correction::Report(&report), Locale::En);
         assert!(reask.chars() <= prompt().chars() + 101 * 520 + 1000);
@@ -157,7 +189,10 @@ fuzz_target!(|case: Case| {
             for line in lines {
                 assert!(line.starts_with("- ") && is_one_line(line));
                 let lower = line.to_ascii_lowercase();
-                assert!(DATA_TAGS.iter().all(|t| !lower.contains(&format!("<{t}"))), "{line}");
+                assert!(
+                    DATA_TAGS.iter().all(|t| !lower.contains(&format!("<{t}"))),
+                    "{line}"
+                );
             }
         }
     }
@@ -168,9 +203,18 @@ fuzz_target!(|case: Case| {
     let Ok(mut l) = RepairLoop::new(config, Some(compiled)) else {
         return;
     };
-    let outcome = Outcome::Reply { text: raw, stop_reason: stop, cost_usd: 0.0, usage: None };
+    let outcome = Outcome::Reply {
+        text: raw,
+        stop_reason: stop,
+        cost_usd: 0.0,
+        usage: None,
+    };
     if let Instruction::SendRepairPrompt { prompt: p, .. } = l.next(outcome, 0.0, None) {
-        let limit = if case.reask { prompt().chars() + 101 * 520 + 1000 } else { 6000 };
+        let limit = if case.reask {
+            prompt().chars() + 101 * 520 + 1000
+        } else {
+            6000
+        };
         assert!(p.chars() <= limit);
     }
 });

@@ -59,13 +59,9 @@ fn run(stream: &mut PartialJson, chunks: &[&str]) -> Seen {
         mirror,
         closed,
         done,
-        violation: stream.violation().map(|v| {
-            (
-                v.issue.path.clone(),
-                v.issue.message.clone(),
-                v.keyword,
-            )
-        }),
+        violation: stream
+            .violation()
+            .map(|v| (v.issue.path.clone(), v.issue.message.clone(), v.keyword)),
         text: stream.text().to_owned(),
     }
 }
@@ -83,14 +79,22 @@ fuzz_target!(|data: &[u8]| {
     let options = StreamOptions {
         local_repair: flags & 1 == 0,
         coerce: flags & 2 != 0,
-        max_chars: if flags & 4 != 0 { usize::from(flags >> 3) * 3 } else { 4_000_000 },
+        max_chars: if flags & 4 != 0 {
+            usize::from(flags >> 3) * 3
+        } else {
+            4_000_000
+        },
     };
 
     // Chunks of 1..=16 characters, sizes from a tiny LCG seeded by byte 2.
     let mut chunks = Vec::new();
     let mut state = u32::from(*seed) | 1;
     let mut start = 0;
-    let bounds: Vec<usize> = raw.char_indices().map(|(i, _)| i).chain([raw.len()]).collect();
+    let bounds: Vec<usize> = raw
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([raw.len()])
+        .collect();
     let mut k = 0;
     while k + 1 < bounds.len() {
         state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
@@ -110,7 +114,10 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(whole.mirror, chunked.mirror, "value depends on chunking");
         assert_eq!(whole.closed, chunked.closed, "closed depends on chunking");
         assert_eq!(whole.done, chunked.done);
-        assert_eq!(whole.violation, chunked.violation, "violation depends on chunking");
+        assert_eq!(
+            whole.violation, chunked.violation,
+            "violation depends on chunking"
+        );
     }
 
     let text = &chunked.text;
@@ -124,13 +131,19 @@ fuzz_target!(|data: &[u8]| {
         parse(text, compiled.as_deref(), &parse_options)
     );
     if let Some(value) = strict(text) {
-        let valid = compiled.as_ref().is_none_or(|c| c.validate(&value).is_none());
+        let valid = compiled
+            .as_ref()
+            .is_none_or(|c| c.validate(&value).is_none());
         let no_repeated_key = chunked.closed.len() == values_in(&value);
         if valid && !options.coerce && chunked.done && no_repeated_key {
             assert_eq!(chunked.violation, None, "a violation on a valid document");
         }
         if chunked.done {
-            assert_eq!(chunked.mirror.as_ref(), Some(&value), "done shows the value");
+            assert_eq!(
+                chunked.mirror.as_ref(),
+                Some(&value),
+                "done shows the value"
+            );
         }
     }
     if let Some(v) = chunked_stream.violation() {
