@@ -241,6 +241,19 @@ fn json_inside_a_json_string_where_an_object_is_expected() {
             Fix::TrailingComma
         ]
     );
+    // With localRepair off, the string is decoded only when it holds strict JSON: its text is
+    // never repaired (found by the parse_schema fuzz target: `"{"` became `{}`).
+    let no_repair = ParseOptions {
+        local_repair: false,
+        ..ParseOptions::new()
+    };
+    let (value, fixes) = accepted(parse(r#""{\"a\": 1}""#, Some(&schema), &no_repair));
+    assert_eq!(value, json!({"a": 1}));
+    assert_eq!(fixes, vec![Fix::StringEncodedJson]);
+    for raw in [r#""{'a': 1,}""#, r#""{\"a\": 1""#, r#""{""#] {
+        let report = failed(parse(raw, Some(&schema), &no_repair));
+        assert!(report.has(FailureKind::Schema), "{raw}: {report:?}");
+    }
     // Valid JSON never changes without a schema that asks otherwise.
     let (value, fixes) = accepted(parse(r#""{\"a\": 1}""#, None, &opts()));
     assert_eq!(value, json!("{\"a\": 1}"));

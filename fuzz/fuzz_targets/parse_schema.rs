@@ -5,8 +5,9 @@
 //! Input: byte 0 picks the schema, byte 1 the options (local repair, stop
 //! reason, locale, maxRawChars), the rest is the reply (lossy UTF-8).
 //! Invariants: no panic; an `Ok` value validates, is what its text parses to,
-//! and needed no fixes when the reply was strict or cut off or local repair
-//! was off; an `Err` report has kinds, each issue's kind among them; a valid
+//! and needed no fixes when the reply was cut off, or strict (but a JSON string
+//! holding the JSON the schema wants: decoded), and no repair with local repair
+//! off; an `Err` report has kinds, each issue's kind among them; a valid
 //! strict reply that was not cut off is accepted as is; the fix prompt quotes
 //! the reply between exactly one real pair of tags, with no tag-like text
 //! inside.
@@ -14,8 +15,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use selfheal::structured::is_cut_off;
-use selfheal::{build_fix_prompt, parse, Locale, ParseOptions, Parsed};
+use selfheal::{build_fix_prompt, parse, Fix, Locale, ParseOptions, Parsed};
 use selfheal_fuzz::{assert_fix_prompt_structure, pick, schema, strict, STOP_REASONS};
+use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
     let [which, flags, rest @ ..] = data else {
@@ -44,8 +46,18 @@ fuzz_target!(|data: &[u8]| {
                 Some(value),
                 "the accepted text parses to the value"
             );
-            if strict_value.is_some() || cut_off || !options.local_repair {
+            // A strict reply changes only where the schema refused it and it is a JSON string
+            // holding JSON (decoded; its text repaired only with local repair on).
+            let decoded = fixes.first() == Some(&Fix::StringEncodedJson)
+                && matches!(strict_value, Some(Value::String(_)));
+            if cut_off || (strict_value.is_some() && !decoded) {
                 assert!(fixes.is_empty(), "no local repair here: {fixes:?}");
+            }
+            if !options.local_repair {
+                assert!(
+                    fixes.iter().all(|f| *f == Fix::StringEncodedJson),
+                    "no local repair with it off: {fixes:?}"
+                );
             }
             if fixes.is_empty() {
                 assert_eq!(strict_value.as_ref(), Some(value));

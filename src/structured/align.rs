@@ -17,7 +17,7 @@ use super::coerce::coerce;
 use super::fix::{Fix, FixList};
 use super::repair::{each_candidate, Candidate, PathSeg, Verdict};
 use super::subschema::Views;
-use super::{CompiledSchema, FailureReport, Parsed};
+use super::{CompiledSchema, FailureReport, ParseOptions, Parsed};
 
 /// The first candidate of `raw` (which is not strict JSON as a whole) that passes `schema`.
 /// `syntax` is the strict parse's failure, reported with the schema issues of the first
@@ -90,14 +90,16 @@ pub(crate) fn choose(
 }
 
 /// A reply that is strict JSON but fails the schema: with `coerce`, the value aligned with
-/// the schema; a JSON string holding an object or array, that value (`"{\"a\": 1}"`).
+/// the schema; a JSON string holding an object or array, that value (`"{\"a\": 1}"`), its text
+/// repaired only with `localRepair` on.
 pub(crate) fn strict_failed(
     value: Value,
     text: &str,
     schema: &CompiledSchema,
-    coerce: bool,
+    options: &ParseOptions,
     report: FailureReport,
 ) -> Parsed {
+    let coerce = options.coerce;
     let inner = match &value {
         Value::String(s) if s.trim_start().starts_with(['{', '[']) => Some(s.clone()),
         _ => None,
@@ -117,6 +119,7 @@ pub(crate) fn strict_failed(
         base.add(Fix::StringEncodedJson);
         let parsed = match selfheal_hot::parse_value(&inner) {
             Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce, false).ok(),
+            Err(_) if !options.local_repair => None,
             Err(e) => {
                 let syntax = FailureReport::single(
                     super::FailureKind::JsonSyntax,

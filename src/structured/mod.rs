@@ -328,7 +328,7 @@ fn parse_checked(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOpti
                 }
                 // Coercion, or a JSON string holding the object the schema wants.
                 (Some(schema), Some(report)) => {
-                    align::strict_failed(value, raw, schema, options.coerce, report)
+                    align::strict_failed(value, raw, schema, options, report)
                 }
                 (None, Some(report)) => Parsed::err(report),
             };
