@@ -75,18 +75,27 @@ export async function prepareTools(tools: unknown, warn: (message: string) => vo
     allOf: branches,
   };
   let lastId: string | undefined;
+  let lastName: string | undefined;
   return {
     definitions,
     loopSchema,
     replyText(reply) {
       const call = reply?.toolCall;
       lastId = typeof call?.id === "string" ? call.id : undefined;
+      lastName = undefined;
       if (call === null || typeof call !== "object" || typeof call.name !== "string") return reply?.text;
+      lastName = call.name;
       const args = typeof call.arguments === "string" && call.arguments.trim() !== "" ? call.arguments : "{}";
-      return `{"name": ${JSON.stringify(call.name)}, "input": ${args}}`;
+      // The arguments are the model's text, spliced in as data: the name the provider reported
+      // comes last (of duplicate keys the last wins), and accept refuses any other name, so
+      // arguments such as `{…}, "name": "other_tool"` cannot change which tool was called.
+      return `{"input": ${args}, "name": ${JSON.stringify(call.name)}}`;
     },
     async accept(value) {
       const { name, input } = value as { name: string; input: unknown };
+      if (lastName !== undefined && name !== lastName) {
+        return { ok: false, outcome: { kind: "rejected", reason: `- /input: the arguments of ${JSON.stringify(lastName)} must be one JSON object` } };
+      }
       const check = checks.get(name);
       const checked = check ? await check(input) : { ok: true as const, value: input };
       if (!checked.ok) {
