@@ -254,7 +254,7 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
   }
   if (breaker !== undefined) throw new TypeError("heal: with options.models, give each model its own breaker ({ callModel, breaker })");
   return runChain(models, {
-    loopOptions: asOptions, clock: host.clock, needs: { tools: toolset !== null, streaming: false },
+    loopOptions: asOptions, clock: host.clock, needs: { tools: toolset !== null, streaming: false }, now,
     run: (entry, perModel) => runOne({
       RepairLoop, callModel: entry.callModel, loopOptions: perModel, host, breaker: entry.breaker, retryBudget,
       describe: { provider: entry.provider, model: entry.model },
@@ -280,11 +280,16 @@ async function runOne(run: Run): Promise<Final> {
   // The loop accepted its options, so a deadline here is a finite number >= 0 or null.
   const deadline = run.loopOptions.budget?.deadlineMs;
   const deadlineMs = typeof deadline === "number" ? deadline : null;
+  // When a later model's loop was made, if its first outcome has not been fed yet: that outcome
+  // is fed at this time, so the loop's deadline (counted from its first next()) is the run's. A
+  // loop made by a streamed reply's first push gets its first outcome only once the stream ends.
+  let madeAt: number | null = null;
   const create = (): Loop => {
     let options = run.loopOptions;
     if (clock.startedAt !== null && deadlineMs !== null) {
       // A later model of a chain: what is left of the run's deadline.
-      const left = Math.max(0, clock.startedAt + deadlineMs - now());
+      madeAt = now();
+      const left = Math.max(0, clock.startedAt + deadlineMs - madeAt);
       options = { ...options, budget: { ...options.budget, deadlineMs: left } };
     }
     const extra: [CircuitBreaker?, RetryBudget?] = run.retryBudget !== undefined ? [run.breaker, run.retryBudget] : run.breaker !== undefined ? [run.breaker] : [];
@@ -295,15 +300,30 @@ async function runOne(run: Run): Promise<Final> {
   let loop: Loop | null = clock.startedAt === null ? create() : null;
   const next = (outcome: Outcome): Instruction => {
     if (loop === null) loop = create();
-    clock.startedAt ??= now();
-    return loop.next(outcome, now());
+    const at = madeAt ?? now();
+    madeAt = null;
+    clock.startedAt ??= at;
+    return loop.next(outcome, at);
   };
-  const aborted = (): Final => {
+  // `pending`: a done the schema library or check had not yet accepted. The loop took it as
+  // final (and would answer an abort with it), so the degrade is a fresh loop's, with the run's
+  // calls and cost.
+  const aborted = (pending?: Extract<Instruction, { type: "done" }>): Final => {
     const reason = abortReason(signal);
-    if (loop === null) loop = create();
-    const step = loop.abort(reason, now());
+    let step: Final;
+    if (pending === undefined) {
+      if (loop === null) loop = create();
+      step = loop.abort(reason, now()) as Final;
+    } else {
+      const fresh = new RepairLoop(run.loopOptions);
+      try {
+        step = { ...(fresh.abort(reason, now()) as Final), attempts: pending.attempts, costUsd: pending.costUsd };
+      } finally {
+        fresh.free?.();
+      }
+    }
     onStep?.({ kind: "aborted", reason }, step);
-    return step as Final;
+    return step;
   };
   const provider = run.describe?.provider ?? callModel.provider;
   const model = run.describe?.model ?? callModel.model;
@@ -344,6 +364,11 @@ async function runOne(run: Run): Promise<Final> {
       onStep?.(outcome, step);
       if (step.type === "done") {
         const settled = await settle(step, host, next);
+        if (settled === null) {
+          const stopped = aborted(step);
+          span?.instruction(stopped);
+          return stopped;
+        }
         // A done the schema library or check turned down: its event, then the verdict's.
         if (settled.type !== "done") span?.event(step);
         step = settled;
@@ -376,18 +401,39 @@ async function runOne(run: Run): Promise<Final> {
  * done: a repair prompt, an alternate prompt or a degrade, never the same done again);
  * without one, the done is final, its value the library's output.
  */
-async function settle(done: Extract<Instruction, { type: "done" }>, host: Host, next: (outcome: Outcome) => Instruction): Promise<Instruction> {
-  const accepted = await host.accept(done.value);
+async function settle(done: Extract<Instruction, { type: "done" }>, host: Host, next: (outcome: Outcome) => Instruction): Promise<Instruction | null> {
+  const accepted = await unlessAborted(host.accept(done.value), host.signal);
+  if (accepted === ABORTED) return null;
   let verdict: Outcome | null = accepted.ok ? null : accepted.outcome;
   const value = accepted.ok ? accepted.value : done.value;
   if (verdict === null && host.check) {
-    const v = await host.check(value, { signal: host.signal });
+    const v = await unlessAborted(host.check(value, { signal: host.signal }), host.signal);
+    if (v === ABORTED) return null;
     if (v) verdict = { kind: v.kind, reason: v.reason };
   }
   if (verdict === null) return value === done.value ? done : { ...done, value };
   const step = next(verdict);
   host.onStep?.(verdict, step);
   return step;
+}
+
+const ABORTED = Symbol("aborted");
+
+/**
+ * What `work` (a schema library's validate, the host's check) gave, or ABORTED as soon as
+ * `signal` aborts while it is pending: heal answers an abort at once, whether or not the work
+ * honours a signal (its late result is dropped; an error it throws after the abort too). A
+ * result given at once stands, even if the work aborted the signal on its way.
+ */
+function unlessAborted<T>(work: T | Promise<T>, signal: Signal | undefined): Promise<T | typeof ABORTED> {
+  if (!signal || !(work instanceof Promise)) return Promise.resolve(work);
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    const done = () => signal.removeEventListener("abort", onAbort);
+    Promise.resolve(work).then((value) => (done(), resolve(value)), (error: unknown) => (done(), reject(error)));
+  });
 }
 
 function defaultWarn(message: string): void {
@@ -431,6 +477,8 @@ function callBefore(
       finish({ kind: "aborted" });
     };
     if (signal?.aborted) return finish({ kind: "aborted" });
+    // The deadline passed before the call: none is sent.
+    if (left !== null && left <= 0) return finish({ kind: "error", error: deadlineError(deadlineMs, "before the call was sent") });
     signal?.addEventListener("abort", onAbort, { once: true });
     cut?.addEventListener("abort", onCut, { once: true });
     if (left !== null) {
@@ -453,8 +501,8 @@ function callBefore(
 }
 
 /** What a call cut at the deadline failed with: a TimeoutError, transient/timeout for classify. */
-function deadlineError(deadlineMs: number | null): Error {
-  const message = `the loop's deadline (budget.deadlineMs ${deadlineMs} ms) passed during the call`;
+function deadlineError(deadlineMs: number | null, when = "during the call"): Error {
+  const message = `the loop's deadline (budget.deadlineMs ${deadlineMs} ms) passed ${when}`;
   if (typeof DOMException === "function") return new DOMException(message, "TimeoutError");
   return Object.assign(new Error(message), { name: "TimeoutError" });
 }

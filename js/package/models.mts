@@ -69,6 +69,8 @@ export interface ChainOptions {
   loopOptions: LoopOptions;
   clock: { startedAt: number | null };
   needs: { tools: boolean; streaming: boolean };
+  /** heal's clock (`options.now`): breakers and the deadline are read on it, as the loops read them. */
+  now: () => number;
   run: (entry: ModelEntry, loopOptions: LoopOptions) => Promise<Final>;
 }
 
@@ -131,7 +133,7 @@ function stop(reason: StopReason, detail: string, loopOptions: LoopOptions): Deg
 /** Run the chain: see the top of this file. */
 export async function runChain(models: unknown, options: ChainOptions): Promise<Final & ChainResult> {
   const entries = modelEntries(models);
-  const { loopOptions, clock, needs } = options;
+  const { loopOptions, clock, needs, now } = options;
   const tokens = estimateTokens(loopOptions.prompt ?? {});
   const ceiling = loopOptions.budget?.costCeilingUsd ?? null;
   const deadlineMs = loopOptions.budget?.deadlineMs ?? null;
@@ -144,7 +146,7 @@ export async function runChain(models: unknown, options: ChainOptions): Promise<
   });
   for (const entry of entries) {
     const misfit = unfit(entry, tokens, needs);
-    const open = misfit === null && entry.breaker?.isOpen(Date.now()) === true;
+    const open = misfit === null && entry.breaker?.isOpen(now()) === true;
     if (misfit !== null || open) {
       const why = misfit ?? { reason: "circuit-open" as const, detail: "its circuit breaker is open: no call was made" };
       left.push({ model: entry.name, ...why, attempts: 0, costUsd: 0 });
@@ -154,7 +156,7 @@ export async function runChain(models: unknown, options: ChainOptions): Promise<
     if (ceiling !== null && last !== null && spent >= ceiling) {
       return finish(stop("cost-ceiling", `the models before ${entry.name} spent ${spent} USD of the ${ceiling} USD ceiling`, loopOptions), null, -1);
     }
-    if (deadlineMs !== null && clock.startedAt !== null && Date.now() >= clock.startedAt + deadlineMs) {
+    if (deadlineMs !== null && clock.startedAt !== null && now() >= clock.startedAt + deadlineMs) {
       return finish(stop("deadline-exceeded", `the deadline (budget.deadlineMs ${deadlineMs} ms) passed before ${entry.name} could be tried`, loopOptions), null, -1);
     }
     const perModel = ceiling === null || spent === 0 ? loopOptions : { ...loopOptions, budget: { ...loopOptions.budget, costCeilingUsd: ceiling - spent } };

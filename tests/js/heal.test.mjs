@@ -389,6 +389,36 @@ test("abort after done changes nothing", async () => {
   assert.equal(result.type, "done");
 });
 
+test("abort while a Standard Schema's validate or the host's check runs: degrade aborted at once, not the unchecked done", async () => {
+  const pending = () => new Promise((resolve) => setTimeout(() => resolve({ kind: "rejected", reason: "late" }), 2000));
+  const library = {
+    "~standard": {
+      version: 1, vendor: "test",
+      validate: async (value) => (await pending(), { value }),
+      jsonSchema: { input: () => CITY_SCHEMA },
+    },
+  };
+  for (const [name, options] of [["validate", { schema: library }], ["check", { schema: CITY_SCHEMA, check: pending }]]) {
+    const ctrl = new AbortController();
+    setTimeout(() => ctrl.abort(new Error("user left")), 50);
+    const steps = [];
+    const started = Date.now();
+    const result = await heal(async () => ({ text: JSON.stringify(VALUE) }), {
+      ...BASE, ...options, signal: ctrl.signal, fallback: { mode: "human", queue: "q" },
+      onStep: (outcome, step) => steps.push([outcome.kind, step.type]),
+    });
+    const elapsed = Date.now() - started;
+    assert.equal(result.type, "degrade", `${name}: ${JSON.stringify(result)}`);
+    assert.equal(result.reason, "aborted");
+    assert.equal(result.detail, "user left");
+    assert.deepEqual(result.fallback, { mode: "human", queue: "q" });
+    assert.equal(result.classified.cause, "aborted");
+    assert.equal(result.attempts, 1, "the run's one call");
+    assert.deepEqual(steps, [["reply", "done"], ["aborted", "degrade"]]);
+    assert.ok(elapsed < 1000, `${name}: answered at the abort, not when the work ended (${elapsed} ms)`);
+  }
+});
+
 // ---------- the loop's lifetime and the API surface ----------
 
 class TrackedLoop extends RepairLoop {

@@ -92,6 +92,63 @@ test("one deadline for the chain: the second model's first call is cut when the 
   });
 });
 
+test("a streamed reply does not stretch the chain's deadline: no call is sent after it, the run ends deadline-exceeded", async () => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const started = Date.now();
+  const sent = [];
+  const down = async () => {
+    throw Object.assign(new Error("overloaded"), { status: 529 });
+  };
+  const slow = async (prompt, { push }) => {
+    sent.push(Date.now() - started);
+    if (sent.length === 1) {
+      // A slow stream whose value fails the schema only at its end: the model's loop is made at
+      // the first push, its first outcome fed when the stream ends.
+      for (const chunk of ['{"n":', ' "x"', "}"]) {
+        await sleep(250);
+        push(chunk);
+      }
+      return { stopReason: "end_turn" };
+    }
+    await sleep(400);
+    return { text: '{"n": 1}' };
+  };
+  const result = await heal({
+    prompt: PROMPT, schema: { type: "object", properties: { n: { type: "integer" } } },
+    budget: { transient: 3, deadlineMs: 1000 }, backoff: { baseMs: 20, jitterMs: 0 }, seed: 3,
+    models: [{ callModel: down, name: "A" }, { callModel: slow, name: "B" }],
+  });
+  const elapsed = Date.now() - started;
+  assert.equal(result.type, "degrade");
+  assert.equal(result.reason, "deadline-exceeded", JSON.stringify(result));
+  assert.equal(result.model, "B");
+  assert.ok(sent.every((at) => at < 1000), `every call to B sent before the deadline: ${sent}`);
+  assert.ok(elapsed < 1300, `ended at the run's deadline (${elapsed} ms)`);
+});
+
+test("heal's now is the chain's clock too: a virtual deadline, breakers read on it", async () => {
+  let t = 1_000;
+  const down = async () => {
+    t += 10;
+    throw Object.assign(new Error("overloaded"), { status: 529 });
+  };
+  const up = async () => {
+    t += 10;
+    return { text: JSON.stringify(VALUE) };
+  };
+  // Open on the virtual clock, with a cool-down long past in real time: still open at t.
+  const breaker = new CircuitBreaker({ failureThreshold: 1, resetTimeoutMs: 5_000 });
+  breaker.recordFailure(t);
+  const virtual = { now: () => t, sleep: async (ms) => { t += ms; } };
+  const result = await heal({
+    ...virtual, prompt: PROMPT, schema: CITY_SCHEMA, budget: { transient: 0, deadlineMs: 60_000 },
+    models: [{ callModel: up, name: "tripped", breaker }, { callModel: down, name: "A" }, { callModel: up, name: "B" }],
+  });
+  assert.equal(result.type, "done", JSON.stringify(result));
+  assert.equal(result.model, "B");
+  assert.deepEqual(result.fellBackFrom.map((l) => [l.model, l.reason]), [["tripped", "circuit-open"], ["A", "transient-exhausted"]]);
+});
+
 test("a RetryBudget goes to every model's loop: refused, the next model is tried", async () => {
   // One resend in reserve, nothing earned from first calls.
   const retryBudget = new RetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 1000 });
