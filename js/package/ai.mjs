@@ -26,9 +26,9 @@ import { sleep } from "./sleep.mjs";
 const PRELUDE_PARTS = new Set(["stream-start", "response-metadata", "raw", "ping", "custom", "text-start", "reasoning-start"]);
 
 /** AI SDK finish reasons (unified) as the stop reasons SPEC section 4 knows. */
-const UNIFIED_STOP = {
-  stop: "stop", length: "length", "content-filter": "content_filter", "tool-calls": "tool_calls", interrupted: "incomplete",
-};
+const UNIFIED_STOP = new Map([
+  ["stop", "stop"], ["length", "length"], ["content-filter", "content_filter"], ["tool-calls", "tool_calls"], ["interrupted", "incomplete"],
+]);
 
 /** Host keys of selfhealMiddleware's options; everything else goes to the RepairLoop. */
 const MIDDLEWARE_KEYS = new Set(["breaker", "retryBudget", "tracer", "structured", "onStep", "warn", "system"]);
@@ -100,6 +100,7 @@ export function createSelfhealAi(selfheal) {
       let attempt = 1;
       let loopUser = "";
       let lastError = null;
+      let used; // the usage of every call this run made, added up (the SDK reports the result's)
       const giveUp = (step, error) => {
         const thrown = error ?? new SelfhealError(step);
         degrades.set(thrown, step);
@@ -127,6 +128,7 @@ export function createSelfhealAi(selfheal) {
             outcome = { kind: "error", error: forClassify(error) };
           }
           if (result !== undefined) {
+            used = addUsage(used, result.usage);
             span?.reply({ usage: usageOf(result.usage), responseModel: result.response?.modelId });
             if (!repairing) {
               // Not fed to the loop, so the loop has not counted this first call: count it here.
@@ -144,9 +146,9 @@ export function createSelfhealAi(selfheal) {
           span?.instruction(step);
           switch (step.type) {
             case "done":
-              return step.source === "first-pass" ? result : withStructuredText(result, step.text);
+              return withUsage(step.source === "first-pass" ? result : withStructuredText(result, step.text), used);
             case "degrade":
-              if (result !== undefined) return result; // a reply that stayed invalid: the SDK reports it
+              if (result !== undefined) return withUsage(result, used); // a reply that stayed invalid: the SDK reports it
               throw giveUp(step, lastError);
             case "wait-for-backoff":
             case "send-repair-prompt": {
@@ -365,11 +367,17 @@ function textOf(result) {
   return (result?.content ?? []).filter((p) => p?.type === "text").map((p) => p.text).join("");
 }
 
+/**
+ * The SDK's unified finish reason, as SPEC section 4 names it; the provider's raw one only when
+ * the unified one says nothing SPEC knows (`other`, `unknown`): a raw word SPEC does not list
+ * (Cohere's `COMPLETE` under a unified `stop`) would otherwise read as cut off.
+ */
 function stopReasonOf(result) {
   const f = result?.finishReason;
-  if (typeof f === "string") return UNIFIED_STOP[f];
+  const unified = UNIFIED_STOP.get(typeof f === "string" ? f : f?.unified);
+  if (unified !== undefined) return unified;
   if (typeof f?.raw === "string" && f.raw.length > 0) return f.raw;
-  return UNIFIED_STOP[f?.unified];
+  return undefined;
 }
 
 function replyOutcome(result) {
@@ -379,6 +387,27 @@ function replyOutcome(result) {
   const usage = usageOf(result?.usage);
   if (Number.isFinite(usage?.inputTokens) && Number.isFinite(usage?.outputTokens)) outcome.usage = usage;
   return outcome;
+}
+
+/**
+ * Usage of two calls added field by field: the SDK's nested `{ total, noCache, ... }` shape or
+ * flat numbers alike; a field one of them lacks is the other's.
+ */
+function addUsage(a, b) {
+  if (a === undefined || a === null) return b;
+  if (b === undefined || b === null) return a;
+  if (typeof a === "number" && typeof b === "number") return a + b;
+  if (typeof a !== "object" || typeof b !== "object") return b;
+  const sum = {};
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (key !== "__proto__") sum[key] = addUsage(a[key], b[key]);
+  }
+  return sum;
+}
+
+/** The result of the last call, reporting the usage of every call the run made. */
+function withUsage(result, used) {
+  return used === undefined || used === result.usage ? result : { ...result, usage: used };
 }
 
 /** The result with the JSON selfheal accepted as the text the SDK parses (content unchanged). */

@@ -73,6 +73,36 @@ test("the middleware: 529, 529 (retry-after), then a fenced reply: Output.object
   assert.deepEqual(steps[2].fixes, ["code-fence"]);
 });
 
+test("the middleware reads the SDK's unified finish reason first: a raw word SPEC does not list is not a cut-off", async () => {
+  // Cohere's raw COMPLETE under the unified "stop": complete; the raw word decides only when the
+  // unified one says nothing (here "other": a word SPEC does not list reads as cut off).
+  for (const [finishReason, calls] of [[{ unified: "stop", raw: "COMPLETE" }, 1], [{ unified: "other", raw: "COMPLETE" }, 2]]) {
+    const { model } = scripted([
+      { ...textResult('Here: {"city": "Paris"}'), finishReason },
+      textResult('{"city": "Paris"}'),
+    ].slice(0, calls));
+    const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+    const { output } = await generateText({ model: wrapped, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where?" });
+    assert.deepEqual(output, { city: "Paris" });
+    assert.equal(model.doGenerateCalls.length, calls, JSON.stringify(finishReason));
+  }
+});
+
+test("the middleware reports the usage of every call it made, not the last one's", async () => {
+  const { model } = scripted([
+    { ...textResult('{"town": "Paris"}'), usage: usage(1000, 500) },
+    { ...textResult('{"city": "Paris"}'), usage: usage(1200, 20) },
+  ]);
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
+  const result = await generateText({ model: wrapped, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where?" });
+  assert.deepEqual(result.output, { city: "Paris" });
+  assert.equal(model.doGenerateCalls.length, 2);
+  assert.equal(result.usage.inputTokens, 2200);
+  assert.equal(result.usage.outputTokens, 520);
+  assert.equal(result.totalUsage.inputTokens, 2200);
+  assert.equal(result.totalUsage.outputTokens, 520);
+});
+
 test("the middleware leaves an unstructured reply alone and resends the same params", async () => {
   const { model } = scripted([httpError(500, { type: "api_error", message: "Internal server error" }), textResult("Hello there")]);
   const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware(FAST) });
