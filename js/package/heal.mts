@@ -626,7 +626,8 @@ export function anthropicCaller(
  * reports `stopReason: "incomplete"`. An error body sent with HTTP 200, as
  * OpenRouter does (`{"error": {"code": 502, "message": ...}}`), whole or as a
  * stream chunk, is thrown as an Error whose `status` is that code, so `classify`
- * sees the 502 it is.
+ * sees the 502 it is. A refusal (`message.refusal`, or streamed `refusal` deltas) reports
+ * `stopReason: "refusal"`: hard-fail content-filter, not an empty reply to repair.
  * @param {object} client an OpenAI client
  * @param {{ model: string, stream?: boolean, pricing?: object }} params other fields go to create() as they are
  */
@@ -644,8 +645,11 @@ export function openaiCaller(
       const completion = await sdk.chat.completions.create({ ...params, ...(tools ? openaiTools(tools) : {}), messages }, requestOptions);
       throwIfErrorBody(completion);
       const choice = completion.choices?.[0];
+      const refusal = choice?.message?.refusal;
       return withCost({
-        text: choice?.message?.content ?? "", stopReason: choice?.finish_reason ?? undefined, usage: openaiUsage(completion.usage),
+        text: choice?.message?.content ?? (typeof refusal === "string" ? refusal : ""),
+        stopReason: refused(refusal) ? "refusal" : choice?.finish_reason ?? undefined,
+        usage: openaiUsage(completion.usage),
         toolCall: openaiToolCall(choice?.message?.tool_calls),
       }, pricing);
     }
@@ -655,6 +659,7 @@ export function openaiCaller(
       ((s) => (s ? { signal: s } : undefined))(joinSignals(signal, streamSignal)),
     );
     let text = "";
+    let refusal = "";
     let stopReason: string | undefined;
     let usage: Usage | undefined;
     try {
@@ -665,6 +670,8 @@ export function openaiCaller(
           text += choice.delta.content;
           push?.(choice.delta.content);
         }
+        // A refusal streams as its own deltas: words, not the reply's JSON (never pushed).
+        if (typeof choice?.delta?.refusal === "string") refusal += choice.delta.refusal;
         if (choice?.finish_reason) stopReason = choice.finish_reason;
         if (chunk.usage) usage = openaiUsage(chunk.usage);
       }
@@ -672,8 +679,18 @@ export function openaiCaller(
       // The SDK throws an `error` chunk as an APIError without a status: give it the body's code.
       throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
     }
+    if (refused(refusal)) return withCost({ text: text || refusal, stopReason: "refusal", usage }, pricing);
     return withCost({ text, stopReason: stopReason ?? "incomplete", usage }, pricing);
   });
+}
+
+/**
+ * OpenAI's `message.refusal` (structured outputs): the model declined, with `finish_reason`
+ * "stop" and no content. Reported as the stop reason "refusal" (SPEC section 4: refused, not
+ * resent), not as an empty reply to repair.
+ */
+function refused(refusal: unknown): boolean {
+  return typeof refusal === "string" && refusal.trim() !== "";
 }
 
 /** A callModel that says which provider and model it calls (read by spans and `models`). */

@@ -118,6 +118,28 @@ test("openai SDK: cut off at length -> reask, then valid -> repaired", async () 
   });
 });
 
+test("a refusal is hard-fail content-filter, never resent: OpenAI's message.refusal (plain and streamed) and Anthropic's stop_reason", async () => {
+  // Before: OpenAI's refusal (content null, finish_reason "stop") was an empty reply, degraded
+  // unrepairable as if the model had answered nothing.
+  const callers = [
+    (mock) => openaiCaller(openaiClient(mock), { model: "gpt-mock-1" }),
+    (mock) => openaiCaller(openaiClient(mock), { model: "gpt-mock-1", stream: true }),
+    (mock) => anthropicCaller(anthropicClient(mock), { model: "claude-mock-1" }),
+    (mock) => anthropicCaller(anthropicClient(mock), { model: "claude-mock-1", stream: true }),
+  ];
+  for (const [i, caller] of callers.entries()) {
+    await withMock([{ kind: "refusal", text: "I can't help with that request." }], async (mock) => {
+      const steps = [];
+      const result = await heal(caller(mock), { ...BASE, onStep: (o) => steps.push(o.stopReason) });
+      assert.equal(result.type, "degrade", `caller ${i}: ${JSON.stringify(result)}`);
+      assert.equal(result.reason, "hard-fail");
+      assert.equal(result.classified.cause, "content-filter");
+      assert.deepEqual(steps, ["refusal"]);
+      assert.equal(mock.requests.length, 1);
+    });
+  }
+});
+
 // ---------- issue 10: cut-off streams, error bodies with HTTP 200, the deadline ----------
 
 const ITEMS_SCHEMA = { type: "object", properties: { items: { type: "array" } } };

@@ -60,6 +60,9 @@
 //   error-200          HTTP 200 whose body is an error, as OpenRouter sends it:
 //                      {"error": {"code": 502, "message": ...}} (a streaming request gets it
 //                      as the first SSE data)                          [code, message]
+//   refusal            200, the model declines: Anthropic stop_reason "refusal" with the text;
+//                      OpenAI message.refusal (content null; streamed as `refusal` deltas),
+//                      finish_reason "stop"                                      [text]
 // A streamed reply (`stream: true` on valid, text, fenced-json, trailing-commas, schema-mismatch,
 // truncated, stream-cut) is sent in deltas of 16 code points; `chunkDelayMs` waits that long
 // before each delta (a slow stream, so a client's abort is seen mid-way). The request record then
@@ -88,7 +91,7 @@ export const STEP_KINDS = Object.freeze([
   "valid", "text", "fenced-json", "trailing-commas", "schema-mismatch", "truncated",
   "rate-limited", "overloaded", "server-error", "unauthorized", "error",
   "drop", "stream-overloaded", "hang", "tool-call",
-  "stream-cut", "error-200",
+  "stream-cut", "error-200", "refusal",
 ]);
 
 /** The value replies carry when a step gives none (matches tests/js/helpers.mjs CITY_SCHEMA). */
@@ -189,6 +192,8 @@ function replyContent(step) {
       const full = JSON.stringify(value);
       return { text: step.text ?? full.slice(0, Math.max(1, Math.floor(full.length / 2))), cut: true };
     }
+    case "refusal":
+      return { text: String(step.text ?? "I'm sorry, but I can't help with that."), cut: false, refusal: true };
     case "stream-cut": {
       const full = JSON.stringify(value);
       return { text: step.text ?? full.slice(0, Math.max(1, Math.floor(full.length / 2))), cut: false, unfinished: true };
@@ -200,6 +205,7 @@ function replyContent(step) {
 
 function anthropicStop(step, cut) {
   if (step.stopReason !== undefined) return step.stopReason;
+  if (step.kind === "refusal") return "refusal";
   return cut ? "max_tokens" : "end_turn";
 }
 function openaiStop(step, cut) {
@@ -532,7 +538,10 @@ export async function startMockLlm({
           object: "chat.completion",
           created: Math.floor(Date.now() / 1000),
           model,
-          choices: [{ index: 0, message: { role: "assistant", content: text, refusal: null }, logprobs: null, finish_reason: openaiStop(step, cut) }],
+          choices: [{
+            index: 0, logprobs: null, finish_reason: openaiStop(step, cut),
+            message: step.kind === "refusal" ? { role: "assistant", content: null, refusal: text } : { role: "assistant", content: text, refusal: null },
+          }],
           usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
         }, headersFor(api, step));
       }
@@ -673,7 +682,7 @@ export async function startMockLlm({
     }
     for (const part of parts) {
       if (await clientGone(step, record, res)) return;
-      sse(res, null, chunk({ content: part }));
+      sse(res, null, chunk(step.kind === "refusal" ? { refusal: part } : { content: part }));
       record.chunksSent++;
     }
     if (step.kind === "stream-cut") {
