@@ -62,7 +62,7 @@
 import type { CircuitBreaker, Instruction, LoopOptions, Outcome, PartialUpdate, Prompt, RetryBudget } from "./selfheal.js";
 import { prepareSchema } from "./heal-schema.mjs";
 import type { Accepted } from "./heal-schema.mjs";
-import { runChain } from "./models.mjs";
+import { estimateTokens, runChain } from "./models.mjs";
 import type { ChainResult, ModelSpec } from "./models.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
 import { sleep } from "./sleep.mjs";
@@ -175,7 +175,7 @@ export interface Heal {
 }
 
 type Loop = InstanceType<RepairLoopClass>;
-type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" } | { kind: "cut" };
+type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" } | { kind: "cut"; reply?: unknown };
 type CallContext = {
   attempt: number;
   instruction: Instruction | null;
@@ -441,11 +441,18 @@ function defaultWarn(message: string): void {
 }
 
 /**
+ * How long a call cut at a violation may take to answer its cut with what it cost so far (the
+ * adapters do, at once: their stream read ends with the abort).
+ */
+const CUT_GRACE_MS = 100;
+
+/**
  * One call, settled as { kind: "reply", reply } | { kind: "error", error } | { kind: "aborted" }
- * | { kind: "cut" }. Ends as soon as `signal` aborts, as soon as `cut` aborts (a streamed reply
- * broke its schema; heal's own signal, if the call has one, aborts too), or after `left` ms (if
- * not null) with a TimeoutError, whether or not callModel honours its signal (a late result is
- * dropped).
+ * | { kind: "cut", reply? }. Ends as soon as `signal` aborts, after `left` ms (if not null) with a
+ * TimeoutError, whether or not callModel honours its signal (a late result is dropped), or when
+ * `cut` aborts (a streamed reply broke its schema; heal's own signal, if the call has one,
+ * aborts too): then with the reply callModel answers within CUT_GRACE_MS, if any (the
+ * adapters answer a cut with the text so far and its usage: the tokens were billed).
  */
 function callBefore(
   callModel: CallModel,
@@ -467,9 +474,12 @@ function callBefore(
       cut?.removeEventListener("abort", onCut);
       resolve(result);
     };
+    let cutting = false;
     const onCut = () => {
       own?.abort(cut?.reason);
-      finish({ kind: "cut" });
+      cutting = true;
+      clearTimeout(timer ?? undefined);
+      timer = setTimeout(() => finish({ kind: "cut" }), CUT_GRACE_MS);
     };
     if (cut?.aborted) return finish({ kind: "cut" });
     const onAbort = () => {
@@ -496,7 +506,10 @@ function callBefore(
     } catch (error) {
       return finish({ kind: "error", error });
     }
-    pending.then((reply) => finish({ kind: "reply", reply }), (error: unknown) => finish({ kind: "error", error }));
+    pending.then(
+      (reply) => finish(cutting ? { kind: "cut", reply } : { kind: "reply", reply }),
+      (error: unknown) => finish(cutting ? { kind: "cut" } : { kind: "error", error }),
+    );
   });
 }
 
@@ -599,20 +612,26 @@ export function anthropicCaller(
     let finished = false;
     let inputTokens = 0;
     let outputTokens = 0;
-    for await (const event of events) {
-      if (event.type === "message_start") {
-        inputTokens = event.message.usage?.input_tokens ?? 0;
-        outputTokens = event.message.usage?.output_tokens ?? 0;
-      } else if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
-        text += event.delta.text;
-        push?.(event.delta.text);
-      } else if (event.type === "message_delta") {
-        stopReason = event.delta.stop_reason ?? stopReason;
-        outputTokens = event.usage?.output_tokens ?? outputTokens;
-      } else if (event.type === "message_stop") {
-        finished = true;
+    try {
+      for await (const event of events) {
+        if (event.type === "message_start") {
+          inputTokens = event.message.usage?.input_tokens ?? 0;
+          outputTokens = event.message.usage?.output_tokens ?? 0;
+        } else if (event.type === "content_block_delta" && event.delta.type === "text_delta") {
+          text += event.delta.text;
+          push?.(event.delta.text);
+        } else if (event.type === "message_delta") {
+          stopReason = event.delta.stop_reason ?? stopReason;
+          outputTokens = event.usage?.output_tokens ?? outputTokens;
+        } else if (event.type === "message_stop") {
+          finished = true;
+        }
       }
+    } catch (e) {
+      if (!streamSignal?.aborted) throw e;
     }
+    // Cut by heal (the SDK's iterator ends or throws): the output tokens so far are estimated.
+    if (streamSignal?.aborted) return cutReply(text, { inputTokens, outputTokens: Math.max(outputTokens, estimateTokens({ user: text })) }, pricing);
     return withCost({ text, stopReason: finished ? stopReason : "incomplete", usage: { inputTokens, outputTokens } }, pricing);
   });
 }
@@ -676,10 +695,14 @@ export function openaiCaller(
         if (chunk.usage) usage = openaiUsage(chunk.usage);
       }
     } catch (e: Sdk) {
+      if (streamSignal?.aborted) return cutReply(text, usage ?? { inputTokens: estimateTokens(prompt), outputTokens: estimateTokens({ user: text }) }, pricing);
       // The SDK throws an `error` chunk as an APIError without a status: give it the body's code.
       throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
     }
     if (refused(refusal)) return withCost({ text: text || refusal, stopReason: "refusal", usage }, pricing);
+    // Cut by heal (the SDK's iterator ends or throws): the usage chunk comes last, so the tokens
+    // so far are estimated.
+    if (streamSignal?.aborted) return cutReply(text, usage ?? { inputTokens: estimateTokens(prompt), outputTokens: estimateTokens({ user: text }) }, pricing);
     return withCost({ text, stopReason: stopReason ?? "incomplete", usage }, pricing);
   });
 }
@@ -691,6 +714,16 @@ export function openaiCaller(
  */
 function refused(refusal: unknown): boolean {
   return typeof refusal === "string" && refusal.trim() !== "";
+}
+
+/**
+ * What an adapter answers when heal cut its stream (a violation): the text so far and the usage
+ * the provider bills for it (the prompt was read, the tokens so far generated), so the call's
+ * cost counts towards costUsd and the cost ceiling. Where the provider has not said it yet,
+ * tokens are estimated at one per 4 characters, as `models` estimates prompts.
+ */
+function cutReply(text: string, usage: Usage, pricing: Pricing | undefined): ModelReply {
+  return withCost({ text, stopReason: "aborted", usage }, pricing);
 }
 
 /** A callModel that says which provider and model it calls (read by spans and `models`). */

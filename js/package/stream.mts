@@ -37,7 +37,7 @@ export interface CallStream {
   push(chunk: string): PartialUpdate;
   /** An AbortSignal (typed as heal's `Signal`: the declarations need no DOM or Node types). */
   readonly signal: Signal;
-  outcome(settled: { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "cut" }): Outcome | null;
+  outcome(settled: { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "cut"; reply?: unknown }): Outcome | null;
 }
 
 export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpdate) => void): CallStream {
@@ -72,17 +72,26 @@ export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpd
       return update;
     },
     outcome(settled) {
-      if (cut) return { kind: "reply", stopReason: "aborted" } as Outcome;
+      if (cut) {
+        // The pushed text is the reply, cut by the host; what the call cost, if it said.
+        const r = (settled.kind === "cut" && settled.reply !== null && typeof settled.reply === "object" ? settled.reply : {}) as Record<string, unknown>;
+        return costed({ kind: "reply", stopReason: "aborted" }, r);
+      }
       if (!pushed || settled.kind !== "reply") return null;
       const r = (settled.reply ?? {}) as Record<string, unknown>;
       const outcome: Record<string, unknown> = { kind: "reply" };
       if (typeof r.text === "string") outcome.text = r.text;
       if (r.stopReason !== undefined && r.stopReason !== null) outcome.stopReason = r.stopReason;
-      if (r.costUsd !== undefined && r.costUsd !== null) outcome.costUsd = r.costUsd;
-      if (r.usage !== undefined && r.usage !== null) outcome.usage = r.usage;
-      return outcome as unknown as Outcome;
+      return costed(outcome, r);
     },
   };
+}
+
+/** `outcome` with the reply's `costUsd` and `usage`, where it gives them. */
+function costed(outcome: Record<string, unknown>, reply: Record<string, unknown>): Outcome {
+  if (reply.costUsd !== undefined && reply.costUsd !== null) outcome.costUsd = reply.costUsd;
+  if (reply.usage !== undefined && reply.usage !== null) outcome.usage = reply.usage;
+  return outcome as unknown as Outcome;
 }
 
 /** Thrown by push() after the cut: the adapter's read loop ends with it. */

@@ -98,6 +98,30 @@ for (const [api, caller] of Object.entries(callers)) {
   });
 }
 
+test("a stream cut at a violation still costs what the provider billed: the adapters answer the cut with the usage so far", async () => {
+  // Before: the cut call's outcome had no cost, so costUsd and the cost ceiling left it out.
+  const pricing = { inputUsdPerMTok: 1e6, outputUsdPerMTok: 1e6 }; // one dollar a token
+  const promptTokens = Math.ceil([...BASE.prompt.system, ...BASE.prompt.user].length / 4);
+  for (const [api, caller, inputTokens] of [
+    // Anthropic says the prompt's tokens in message_start; OpenAI's usage chunk comes last, so
+    // the adapter estimates (one token per 4 characters).
+    ["anthropic", (mock) => anthropicCaller(new Anthropic({ baseURL: mock.anthropicBaseURL, apiKey: "test", maxRetries: 0 }), { model: "claude-mock-1", stream: true, pricing }), 500],
+    ["openai", (mock) => openaiCaller(new OpenAI({ baseURL: mock.openaiBaseURL, apiKey: "test", maxRetries: 0 }), { model: "gpt-mock-1", stream: true, pricing }), promptTokens],
+  ]) {
+    await withMock([{ kind: "text", text: BROKEN, chunkDelayMs: 15, usage: { input: 500 } }, { kind: "valid", value: GOOD, usage: { input: 7, output: 3 } }], async (mock) => {
+      const outcomes = [];
+      const result = await heal(caller(mock), { ...BASE, onStep: (o) => outcomes.push(o) });
+      assert.equal(result.type, "done", api);
+      const [cut] = outcomes;
+      assert.equal(cut.stopReason, "aborted", api);
+      assert.equal(cut.usage.inputTokens, inputTokens, api);
+      assert.ok(cut.usage.outputTokens >= 1, `${api}: the tokens streamed before the cut`);
+      assert.equal(cut.costUsd, cut.usage.inputTokens + cut.usage.outputTokens, api);
+      assert.equal(result.costUsd, cut.costUsd + 10, `${api}: the run's cost counts both calls`);
+    });
+  }
+});
+
 test("a callModel of one's own: context.push, context.streamSignal aborts with a StreamViolation", async () => {
   let reason;
   const result = await createHeal(RepairLoop)(async (prompt, { push, streamSignal: signal, attempt }) => {
