@@ -327,6 +327,9 @@ async function runOne(run: Run): Promise<Final> {
   };
   const provider = run.describe?.provider ?? callModel.provider;
   const model = run.describe?.model ?? callModel.model;
+  // The current call's span: ended by its instruction, or in `finally` when something threw (a
+  // reply the loop refuses, a check that throws), so no span is left open.
+  let span: ModelCall | null = null;
   try {
     let request: Prompt = run.loopOptions.prompt;
     let asking: Instruction | null = null;
@@ -334,7 +337,7 @@ async function runOne(run: Run): Promise<Final> {
     for (;;) {
       if (signal?.aborted) return aborted();
       const until = clock.startedAt !== null && deadlineMs !== null ? clock.startedAt + deadlineMs : null;
-      const span: ModelCall | null = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
+      span = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
       // A later model's loop is made at its first push or outcome (see create).
       const streaming: StreamingLoop = { push: (chunk) => (loop ??= create()).push!(chunk) };
       const stream: CallStream | null = typeof (RepairLoop as { prototype?: { push?: unknown } }).prototype?.push === "function" ? startStream(streaming, host.onPartial) : null;
@@ -391,6 +394,7 @@ async function runOne(run: Run): Promise<Final> {
       attempt = step.attempt;
     }
   } finally {
+    (span as ModelCall | null)?.end();
     (loop as Loop | null)?.free?.();
   }
 }

@@ -103,3 +103,15 @@ test("an abort mid-call ends the call's span with the aborted degrade; a no-op t
   assert.equal(ok.type, "done");
   await assert.rejects(heal(hanging, { prompt: PROMPT, tracer: {} }), /options\.tracer must be an @opentelemetry\/api Tracer/);
 });
+
+test("a call whose handling throws (a reply the loop refuses, a check that throws) still ends its span", async () => {
+  const { exporter, tracer } = tracing();
+  await assert.rejects(heal(async () => 42, { prompt: PROMPT, tracer }), /outcome\.text must be a string/);
+  const boom = new Error("check failed");
+  await assert.rejects(heal(async () => ({ text: '{"city": "Paris"}' }), {
+    prompt: PROMPT, schema: CITY_SCHEMA, tracer, check: () => { throw boom; },
+  }), (e) => e === boom);
+  const spans = exporter.getFinishedSpans();
+  assert.equal(spans.length, 2, "both calls' spans ended (exported)");
+  assert.ok(spans.every((s) => s.name === "chat"));
+});
