@@ -254,7 +254,7 @@ async function runHeal(RepairLoop: RepairLoopClass, first: CallModel | HealOptio
   }
   if (breaker !== undefined) throw new TypeError("heal: with options.models, give each model its own breaker ({ callModel, breaker })");
   return runChain(models, {
-    loopOptions: asOptions, clock: host.clock, needs: { tools: toolset !== null, streaming: false }, now,
+    loopOptions: asOptions, clock: host.clock, needs: { tools: toolset !== null, streaming: onPartial !== undefined && onPartial !== null }, now,
     run: (entry, perModel) => runOne({
       RepairLoop, callModel: entry.callModel, loopOptions: perModel, host, breaker: entry.breaker, retryBudget,
       describe: { provider: entry.provider, model: entry.model },

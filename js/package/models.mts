@@ -13,7 +13,8 @@
 //   context-window   the prompt, estimated at one token per 4 characters, plus `maxOutputTokens`,
 //                    is more than its `contextWindow` (a model whose tokenizer counts more still
 //                    answers context-overflow, which moves on too)
-//   no-tools / no-streaming   the call needs tools / streaming and the entry says it has none.
+//   no-tools / no-streaming   the call needs tools (heal's `tools`) / streaming (heal's
+//                    `onPartial`: partial values are asked for) and the entry says it has none.
 // Any other final instruction (done, or a degrade the next model would meet too: an invalid
 // reply beyond repair, a 401, the deadline, the cost ceiling, an abort) ends the run.
 //

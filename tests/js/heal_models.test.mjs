@@ -149,6 +149,21 @@ test("heal's now is the chain's clock too: a virtual deadline, breakers read on 
   assert.deepEqual(result.fellBackFrom.map((l) => [l.model, l.reason]), [["tripped", "circuit-open"], ["A", "transient-exhausted"]]);
 });
 
+test("streaming: with onPartial, a model that cannot stream is passed over; without it, it is called", async () => {
+  const plain = Object.assign(async () => ({ text: JSON.stringify(VALUE) }), { model: "plain" });
+  const streams = Object.assign(async (prompt, { push }) => (push(JSON.stringify(VALUE)), { stopReason: "end_turn" }), { model: "streams" });
+  const models = [{ callModel: plain, streaming: false }, streams];
+  const partials = [];
+  let result = await heal({ prompt: PROMPT, schema: CITY_SCHEMA, models, onPartial: (u) => partials.push(u) });
+  assert.equal(result.type, "done", JSON.stringify(result));
+  assert.equal(result.model, "streams");
+  assert.deepEqual(result.fellBackFrom.map((l) => [l.model, l.reason, l.attempts]), [["plain", "no-streaming", 0]]);
+  assert.ok(partials.length > 0);
+  result = await heal({ prompt: PROMPT, schema: CITY_SCHEMA, models });
+  assert.equal(result.model, "plain");
+  assert.deepEqual(result.fellBackFrom, []);
+});
+
 test("a RetryBudget goes to every model's loop: refused, the next model is tried", async () => {
   // One resend in reserve, nothing earned from first calls.
   const retryBudget = new RetryBudget({ ratio: 0, minPerSecond: 1, windowMs: 1000 });
