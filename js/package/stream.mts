@@ -13,7 +13,8 @@
 //                violation `{ kind: "reply", stopReason: "aborted" }` (the pushed text is the
 //                reply: one fix prompt quoting it follows; after a push past maxReplyChars the
 //                loop degrades it as too long to read); after pushes, a reply whose text may
-//                be left out (the pushed text); null when nothing was pushed (heal feeds the
+//                be left out (the pushed text; "" for a reply of a stop reason alone when
+//                nothing was pushed); null otherwise when nothing was pushed (heal feeds the
 //                settled call as before).
 import type { FailureIssue, Outcome, PartialUpdate } from "./selfheal.js";
 import type { Signal } from "./heal.mjs";
@@ -77,10 +78,18 @@ export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpd
         const r = (settled.kind === "cut" && settled.reply !== null && typeof settled.reply === "object" ? settled.reply : {}) as Record<string, unknown>;
         return costed({ kind: "reply", stopReason: "aborted" }, r);
       }
-      if (!pushed || settled.kind !== "reply") return null;
+      if (settled.kind !== "reply") return null;
       const r = (settled.reply ?? {}) as Record<string, unknown>;
+      // Nothing pushed, and a stop reason but no text and no tool call: a streamed reply with no
+      // text delta at all (`push` each delta, return `{ stopReason }`) is the empty text it
+      // pushed. Without a stop reason (`{ txt }`) it stays the host's mistake the loop names.
+      const given = settled.reply as Record<string, unknown> | null | undefined;
+      const empty = !pushed && given !== null && typeof given === "object" && given.text === undefined
+        && typeof given.stopReason === "string" && (given.toolCall === undefined || given.toolCall === null);
+      if (!pushed && !empty) return null;
       const outcome: Record<string, unknown> = { kind: "reply" };
       if (typeof r.text === "string") outcome.text = r.text;
+      if (empty) outcome.text = "";
       if (r.stopReason !== undefined && r.stopReason !== null) outcome.stopReason = r.stopReason;
       return costed(outcome, r);
     },

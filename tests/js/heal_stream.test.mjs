@@ -146,6 +146,18 @@ test("a callModel of one's own: context.push, context.streamSignal aborts with a
   assert.deepEqual(result.value, GOOD);
 });
 
+test("a streamed reply with no text delta at all is the empty reply, not a TypeError", async () => {
+  // Before: nothing pushed and no text, so the loop was fed text undefined and heal rejected.
+  const steps = [];
+  const result = await heal(async () => ({ stopReason: "end_turn" }), { ...BASE, onStep: (o, s) => steps.push([o.text, s.type]) });
+  assert.equal(result.type, "degrade");
+  assert.equal(result.reason, "unrepairable");
+  assert.deepEqual(result.report.kinds, ["empty"]);
+  assert.deepEqual(steps, [["", "degrade"]]);
+  // A reply that is not an object is still named as the host's mistake.
+  await assert.rejects(heal(async () => 42, BASE), /outcome\.text must be a string/);
+});
+
 test("heal streaming past maxReplyChars: the call is cut and the reply degrades too large", async () => {
   const result = await heal(async (prompt, { push, streamSignal: signal }) => {
     push('{"name": "');
