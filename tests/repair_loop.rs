@@ -1021,7 +1021,37 @@ fn a_breaker_whose_reset_timeout_passes_during_the_wait_lets_the_call_through() 
         &[(http(429).header("retry-after", "3"), 0.0)],
     );
     assert_eq!(shapes(&out), ["wait #2"]);
+    // Asked about the time of the call, not moved: open until the reset timeout has passed
+    // (this test once pinned half-open at 0 ms, which let every loop sharing the breaker call
+    // during its open period), half-open when the call is made.
+    assert_eq!(b.state(), BreakerState::Open);
+    assert!(b.is_open(1999.0));
+    assert!(!b.is_open(3000.0));
     assert_eq!(b.state(), BreakerState::HalfOpen);
+}
+
+#[test]
+fn a_loop_waiting_past_the_reset_timeout_leaves_a_shared_breaker_open_for_the_others() {
+    // SPEC section 6: open -> half-open once resetTimeoutMs passed since the last failure. Three
+    // loops share the default breaker; each gets a 429 asking for 60 s at 0 ms.
+    let mut b = CircuitBreaker::new(BreakerOptions::default());
+    for _ in 0..3 {
+        let mut l = city_loop(config());
+        let out = drive_with(
+            &mut l,
+            &mut b,
+            &[(http(429).header("retry-after", "60"), 0.0)],
+        );
+        assert_eq!(shapes(&out), ["wait #2"]);
+    }
+    assert_eq!((b.state(), b.failures()), (BreakerState::Open, 3));
+    // A fourth loop asking for a call 1 s later is refused: the breaker is open for everyone.
+    let mut fourth = city_loop(config());
+    let out = drive_with(&mut fourth, &mut b, &[(http(503), 1000.0)]);
+    assert_eq!(shapes(&out), ["degrade circuit-open/1"]);
+    // Its failure at 1 s is the last: the breaker half-opens 60 s after it.
+    assert!(b.is_open(60_999.0));
+    assert!(!b.is_open(61_000.0));
 }
 
 // ---------- attempts, report, stickiness ----------

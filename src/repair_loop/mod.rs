@@ -692,8 +692,10 @@ impl RepairLoop {
             }
         }
         if let Some(b) = breaker {
+            // Asked about the time of the call without moving it: a breaker shared with other
+            // loops stays open for them until its reset timeout has really passed.
             let at = call_at.min(f64::MAX);
-            if b.is_open(at) {
+            if b.open_at(at) {
                 let detail = "the circuit breaker is open".to_string();
                 return Some(self.degrade(
                     StopReason::CircuitOpen,

@@ -100,13 +100,22 @@ impl CircuitBreaker {
     /// half-open (and returns false) once `resetTimeoutMs` has passed since
     /// the last failure. A NaN `now` leaves an open breaker open.
     pub fn is_open(&mut self, now: f64) -> bool {
-        if self.state == BreakerState::Open {
-            let since = self.last_failure_at.map_or(f64::INFINITY, |t| now - t);
-            if since >= self.options.reset_timeout_ms {
-                self.state = BreakerState::HalfOpen;
-            }
+        if self.state == BreakerState::Open && self.reset_passed(now) {
+            self.state = BreakerState::HalfOpen;
         }
         self.state == BreakerState::Open
+    }
+
+    /// Whether the breaker will still be open at `at`, a time to come (the end of a wait),
+    /// without moving it: until then it stays open for everyone who shares it, and the move to
+    /// half-open is made by [`is_open`](Self::is_open) when the time comes.
+    pub fn open_at(&self, at: f64) -> bool {
+        self.state == BreakerState::Open && !self.reset_passed(at)
+    }
+
+    /// `resetTimeoutMs` has passed at `at` since the last failure (NaN: not passed).
+    fn reset_passed(&self, at: f64) -> bool {
+        self.last_failure_at.map_or(f64::INFINITY, |t| at - t) >= self.options.reset_timeout_ms
     }
 
     /// The call succeeded: closed, failures 0.

@@ -8,8 +8,10 @@
 //
 //   1. a first call is recorded in the budget     budget.recordRequest(now)
 //   2. a transient failure in the breaker         breaker.recordFailure(now)
-//   3. the resend is refused if the breaker is open when it would be made
-//                                                 breaker.isOpen(callAt)  -> "circuit-open"
+//   3. the resend is refused if the breaker is still open when it would be made, asked
+//      without moving it (a copy's isOpen(callAt): until the reset timeout has really passed
+//      the breaker stays open for everyone, as RepairLoop's own check leaves it)
+//                                                 copy.isOpen(callAt)     -> "circuit-open"
 //   4. else the budget is asked, and spent if it allows
 //                                                 budget.tryRetry(now)    -> "retry-budget-exhausted"
 //      (a refusal leaves the budget as it was, as the loop's own check does)
@@ -65,8 +67,13 @@ export class FleetState {
     }
     if (failure === true) this.#failure(now);
     let refused = null;
-    if (this.#watch(callAt, () => this.breaker.isOpen(callAt))) refused = "circuit-open";
-    else if (!this.#tryRetry(now)) refused = "retry-budget-exhausted";
+    const copy = CircuitBreaker.fromJSON(this.breaker.toJSON());
+    try {
+      if (copy.isOpen(callAt)) refused = "circuit-open";
+    } finally {
+      copy.free();
+    }
+    if (refused === null && !this.#tryRetry(now)) refused = "retry-budget-exhausted";
     if (refused) stats.refused[refused] += 1;
     else stats.granted += 1;
     this.meta.version += 1;
