@@ -56,19 +56,19 @@ pub fn one_line(s: &str, max: usize) -> String {
     out
 }
 
-/// Turn every tag-like `<name>` or `</name>` of `names` (any ASCII case, ASCII
-/// blanks after `<` and after `/`, anything after the name) into `&lt;...`:
+/// Turn every tag-like `<name>` or `</name>` of `names` (any ASCII case, any Unicode
+/// blank or invisible character after `<` and after `/`, anything after the name) into `&lt;...`:
 /// whatever might read as the tag is rewritten, `<name_2>` and a `<name` cut
 /// at the end of the text included.
 pub fn neutralise_tags(s: &str, names: &[&str]) -> String {
     if !s.contains('<') {
         return s.to_string();
     }
-    let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len() + 16);
     let mut last = 0usize;
     for (i, _) in s.match_indices('<') {
-        if names.iter().any(|name| tag_follows(bytes, i + 1, name)) {
+        let after = s.get(i + 1..).unwrap_or("");
+        if names.iter().any(|name| tag_follows(after, name)) {
             out.push_str(s.get(last..i).unwrap_or(""));
             out.push_str("&lt;");
             last = i + 1;
@@ -78,21 +78,19 @@ pub fn neutralise_tags(s: &str, names: &[&str]) -> String {
     out
 }
 
-fn tag_follows(bytes: &[u8], mut i: usize, name: &str) -> bool {
-    let skip_blanks = |i: &mut usize| {
-        while bytes.get(*i).is_some_and(|b| b.is_ascii_whitespace()) {
-            *i += 1;
-        }
+/// Whether `after` (the text after a `<`) reads as the tag `name`, opening or closing.
+fn tag_follows(after: &str, name: &str) -> bool {
+    // Blanks a reader skips, Unicode's (U+00A0, U+3000, U+2009…) and the invisible ones a
+    // model may write (zero-width space and joiners, word joiner, BOM, soft hyphen).
+    let blank = |c: char| {
+        c.is_whitespace() || matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}')
     };
-    skip_blanks(&mut i);
-    if bytes.get(i) == Some(&b'/') {
-        i += 1;
-        skip_blanks(&mut i);
-    }
+    let rest = after.trim_start_matches(blank);
+    let rest = rest.strip_prefix('/').map_or(rest, |r| r.trim_start_matches(blank));
     // Whatever follows the name: `<broken_output` at the end of a text may be completed by
     // what comes after it, and a model may well read `<broken_output_2>` as the tag.
-    bytes
-        .get(i..i + name.len())
+    rest.as_bytes()
+        .get(..name.len())
         .is_some_and(|word| word.eq_ignore_ascii_case(name.as_bytes()))
 }
 
@@ -176,6 +174,12 @@ mod tests {
             "</Validation_Issues >",
             "<broken_output",
             "</broken_output/>",
+            // Unicode blanks and invisible characters (once left alone: only ASCII blanks
+            // were skipped).
+            "<\u{a0}/broken_output>",
+            "<\u{3000}/\u{2009}broken_output>",
+            "<\u{200b}/broken_output>",
+            "</\u{feff}broken_output>",
         ] {
             let out = neutralise_tags(&format!("a{tag}b"), &names);
             assert!(out.starts_with("a&lt;"), "{tag}: {out}");
