@@ -121,6 +121,11 @@ fn number_text_that_would_lose_information_is_refused() {
     // More significant digits than a double keeps.
     refused(PRICE, r#"{"n": "0.12345678901234567"}"#);
     refused(INT, "12,111 apples");
+    // A decimal that underflows to 0 (once coerced to 0, every digit lost); a written zero is
+    // still a zero.
+    refused(PRICE, r#"{"n": "1e-400"}"#);
+    refused(PRICE, r#"{"n": "-0.5e-330"}"#);
+    coerced(PRICE, r#"{"n": "0e5"}"#, json!({"n": 0.0}), &[Fix::CoerceNumber]);
 }
 
 #[test]

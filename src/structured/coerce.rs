@@ -316,7 +316,10 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a.max(1)
 }
 
-/// The JSON number `text` when reading it keeps every digit written.
+/// The JSON number `text` when reading it keeps every digit written: any integer (exact in
+/// the value, as a JSON integer literal is; a JS host reads both as the nearest double, and the
+/// `text` keeps the digits), a decimal of at most 15 significant digits that neither overflows
+/// nor underflows to 0.
 fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
     let value: Value = selfheal_hot::parse_value(text).ok()?;
     let n = value.as_number()?;
@@ -335,5 +338,7 @@ fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
         .filter(u8::is_ascii_digit)
         .skip_while(|&c| c == b'0')
         .count();
-    (significant <= 15).then_some(value)
+    // `1e-400` reads as 0: every digit lost.
+    let underflow = f == 0.0 && significant > 0;
+    (significant <= 15 && !underflow).then_some(value)
 }
