@@ -309,6 +309,20 @@ fn a_cut_off_reply_that_is_complete_and_valid_is_accepted() {
     let r = failed(parse(WRONG_SHAPE, Some(&schema), &cut_off("length")));
     assert_eq!(r.kinds, vec![FailureKind::Truncated, FailureKind::Schema]);
     assert_eq!(r.primary(), Some(FailureKind::Truncated));
+    // But a number at the very end of a cut-off text may be the start of a longer one: "12"
+    // of "125" (once accepted as 12).
+    let number = compile(r#"{"type": "number"}"#);
+    for stop in ["max_tokens", "aborted"] {
+        for raw in ["12", " -0.5", "1e3"] {
+            let r = failed(parse(raw, Some(&number), &cut_off(stop)));
+            assert_eq!(r.kinds, vec![FailureKind::Truncated], "{raw} {stop}");
+        }
+        let r = failed(parse("12", None, &cut_off(stop)));
+        assert_eq!(r.kinds, vec![FailureKind::Truncated]);
+        // Text after it says the number ended; complete stop reasons change nothing.
+        assert_eq!(accepted(parse("12\n", Some(&number), &cut_off(stop))).0, json!(12));
+    }
+    assert_eq!(accepted(parse("12", Some(&number), &opts())).0, json!(12));
 }
 
 #[test]

@@ -277,6 +277,12 @@ pub fn is_cut_off(stop_reason: Option<&str>) -> bool {
     stop_category(stop_reason) != StopCategory::Complete
 }
 
+/// A strict reply that is a number with no text after its last digit: cut off there, more
+/// digits (or a fraction, an exponent) could have followed.
+fn ends_in_number(raw: &str, value: &Value) -> bool {
+    value.is_number() && raw.ends_with(|c: char| c.is_ascii_digit())
+}
+
 /// `Some(length in code points)` when `raw` is longer than `max` code points. Counts only when
 /// the byte length leaves it open (a code point is 1 to 4 bytes).
 pub fn reply_too_long(raw: &str, max: usize) -> Option<usize> {
@@ -322,6 +328,11 @@ fn parse_checked(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOpti
     let syntax_error = match selfheal_hot::parse_value(raw) {
         Ok(value) => {
             return match (schema, schema.and_then(|s| s.validate(&value))) {
+                // A number at the very end of a cut-off text may be the start of a longer one
+                // ("12" of "125"): not complete, so not accepted (SPEC section 8's rule).
+                (_, None) if truncated && ends_in_number(raw, &value) => {
+                    Parsed::err(truncated_report(stop, None))
+                }
                 (_, None) => Parsed::ok(value, Vec::new(), raw.to_string()),
                 (_, Some(report)) if truncated => {
                     Parsed::err(truncated_report(stop, None).merge(report))
