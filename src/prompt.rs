@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::structured::schema::more_count;
 use crate::structured::{
     FailureKind, FailureReport, MAX_ISSUES, MAX_MESSAGE_CHARS, MAX_PATH_CHARS,
 };
@@ -250,7 +251,11 @@ pub fn build_reask_prompt(previous: &Prompt, correction: Correction<'_>, locale:
 fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
     out.push_str(ISSUES_OPEN_TAG);
     out.push('\n');
-    for issue in report.issues.iter().take(MAX_ISSUES) {
+    // At most MAX_ISSUES lines, the last one a count when there are more (a report from the
+    // host may hold any number; one capped by this crate ends in its own count, merged here).
+    let all = report.issues.len();
+    let listed = if all > MAX_ISSUES { MAX_ISSUES - 1 } else { all };
+    for issue in report.issues.iter().take(listed) {
         let path = one_line(&issue.path, MAX_PATH_CHARS);
         let path = if path.is_empty() { t.root } else { &path };
         let message = one_line(&issue.message, MAX_MESSAGE_CHARS);
@@ -259,7 +264,9 @@ fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
         out.push_str(&data(&format!("{path}: {message}")));
         out.push('\n');
     }
-    let more = report.issues.len().saturating_sub(MAX_ISSUES);
+    let unlisted = report.issues.get(listed..).unwrap_or_default();
+    let counted = unlisted.last().and_then(more_count).map_or(0, |n| n.saturating_sub(1));
+    let more = unlisted.len().saturating_add(counted);
     if more > 0 {
         out.push_str(&format!("- {}: {more} {}\n", t.root, t.more_issues));
     }

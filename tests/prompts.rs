@@ -546,14 +546,31 @@ fn a_report_from_the_host_is_bounded_in_the_prompt() {
         let open = user.find("\n<validation_issues>\n").unwrap() + 1;
         let close = user.find("\n</validation_issues>\n").unwrap() + 1;
         let lines: Vec<&str> = user[open..close].lines().skip(1).collect();
-        assert_eq!(lines.len(), 101);
-        for line in &lines[..100] {
+        // At most 100 lines, the last the count (before: 100 issues and a 101st line).
+        assert_eq!(lines.len(), 100);
+        for line in &lines[..99] {
             let (path, message) = line.trim_start_matches("- ").split_once(": ").unwrap();
             assert_eq!(path.chars().count(), 201, "200 code points and the mark");
             assert_eq!(message.chars().count(), 301);
         }
-        assert_eq!(lines[100], "- (root): 150 more issues not listed");
+        assert_eq!(lines[99], "- (root): 151 more issues not listed");
         assert!(user.chars().count() < 60_000, "{}", user.chars().count());
+    }
+    // A report that already ends in its count (capped by this crate: 99 and the count; or by a
+    // host the 0.1 way: 100 and the count) shows that count, not "1 more issues" in its place.
+    let count = selfheal::structured::schema::more_issues;
+    for (listed, counted) in [(99, 151), (100, 150)] {
+        let mut issues = report.issues[..listed].to_vec();
+        issues.push(count(counted));
+        let capped = FailureReport {
+            kinds: vec![FailureKind::Schema],
+            issues,
+        };
+        let user = fix(&capped, "{}", 2000).user;
+        let block = &user[user.find("\n<validation_issues>\n").unwrap() + 1..];
+        let lines: Vec<&str> = block.lines().skip(1).take_while(|l| l.starts_with("- ")).collect();
+        assert_eq!(lines.len(), 100, "{listed}");
+        assert_eq!(lines[99], "- (root): 151 more issues not listed", "{listed}");
     }
 }
 

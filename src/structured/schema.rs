@@ -339,19 +339,16 @@ impl CompiledSchema {
     }
 }
 
-/// The first [`MAX_ISSUES`] errors, then one issue counting the rest.
-fn capped_issues(errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureIssue> {
-    let mut issues = Vec::new();
-    let mut more = 0usize;
-    for e in errors {
-        if issues.len() < MAX_ISSUES {
-            issues.push(e);
-        } else {
-            more += 1;
-        }
-    }
-    if more > 0 {
-        issues.push(more_issues(more));
+/// At most [`MAX_ISSUES`] issues: all of them, or the first `MAX_ISSUES - 1` and one issue
+/// counting the rest (SPEC section 4: "at most 100 issues (the last one says how many more
+/// there were)").
+fn capped_issues(mut errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureIssue> {
+    let mut issues: Vec<FailureIssue> = errors.by_ref().take(MAX_ISSUES).collect();
+    let rest = errors.count();
+    if rest > 0 {
+        // The last one listed makes way for the count.
+        issues.truncate(MAX_ISSUES - 1);
+        issues.push(more_issues(rest + 1));
     }
     issues
 }
@@ -359,24 +356,25 @@ fn capped_issues(errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureIssue
 /// Hold a report to [`MAX_ISSUES`] issues and one counting the rest, also after two reports
 /// were merged (a syntax or cut-off issue before a capped schema report).
 pub(crate) fn cap_issues(issues: &mut Vec<FailureIssue>) {
-    let mut more = match issues.last().and_then(more_count) {
-        Some(n) if issues.len() > MAX_ISSUES => {
+    if issues.len() <= MAX_ISSUES {
+        return;
+    }
+    // A count already at the end (a report capped before the merge) stands for its issues.
+    let counted = match issues.last().and_then(more_count) {
+        Some(n) => {
             issues.pop();
             n
         }
-        _ => 0,
+        None => 0,
     };
-    if issues.len() > MAX_ISSUES {
-        more = more.saturating_add(issues.len() - MAX_ISSUES);
-        issues.truncate(MAX_ISSUES);
-    }
-    if more > 0 {
-        issues.push(more_issues(more));
-    }
+    let listed = MAX_ISSUES - 1;
+    let more = counted.saturating_add(issues.len().saturating_sub(listed));
+    issues.truncate(listed);
+    issues.push(more_issues(more));
 }
 
 /// The count of a [`more_issues`] issue.
-fn more_count(issue: &FailureIssue) -> Option<usize> {
+pub(crate) fn more_count(issue: &FailureIssue) -> Option<usize> {
     if !issue.path.is_empty() {
         return None;
     }
