@@ -13,7 +13,9 @@ use serde_json::Value;
 use crate::backoff::u64_string;
 use crate::classify::{Cause, ErrorClass};
 use crate::prompt::Prompt;
-use crate::structured::{CompiledSchema, FailureKind, FailureReport, SchemaCache};
+use crate::structured::{
+    CompiledSchema, FailureKind, FailureReport, GivenSchemaOptions, SchemaCache, SchemaOptions,
+};
 
 use super::{Instruction, LoopConfig, OptionError, RepairLoop};
 
@@ -174,6 +176,10 @@ pub struct Snapshot {
     /// resume as a loop that accepts any text.
     #[serde(deserialize_with = "required_nullable")]
     pub schema: Option<Value>,
+    /// How the schema was compiled, when not with the defaults (`new Schema(s, { formats:
+    /// false, resources })`); absent in 0.1 snapshots and for the defaults.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema_options: Option<GivenSchemaOptions>,
     state: SavedState,
 }
 
@@ -237,6 +243,7 @@ impl RepairLoop {
             version: SNAPSHOT_VERSION,
             options: self.config.clone(),
             schema: self.schema.as_ref().map(|s| s.value().clone()),
+            schema_options: self.schema.as_ref().and_then(|s| s.given_options()),
             state,
         }
     }
@@ -256,9 +263,19 @@ impl RepairLoop {
             field: format!("state.options.{}", e.field),
             ..e
         })?;
+        let schema_options = match snapshot.schema_options {
+            None => SchemaOptions::default(),
+            Some(given) => given
+                .check()
+                .map_err(|e| OptionError {
+                    field: format!("state.schemaOptions.{}", e.field),
+                    ..e
+                })?
+                .unwrap_or_default(),
+        };
         let schema = snapshot
             .schema
-            .map(|v| cache.get_or_compile_value(v))
+            .map(|v| cache.get_or_compile_with(v, schema_options))
             .transpose()
             .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
         let saved = snapshot.state;
@@ -333,6 +350,24 @@ impl RepairLoop {
             true => selfheal_hot::parse_value(text).unwrap_or(Value::Null),
             false => Value::String(text.to_string()),
         })
+    }
+}
+
+/// `a` and `b` are the same JSON, numbers compared as the doubles JavaScript holds: a state
+/// that went through JS (`toJSON()`, then `fromJSON`) holds `12345678901234567890`, `-0` or
+/// `1.0000000000000001` as the nearest double, while the text parses to the exact number. The
+/// value resumed is the text parsed again (`with_value`), exact.
+fn same_numbers_as_f64(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_numbers_as_f64(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, x)| y.get(k).is_some_and(|y| same_numbers_as_f64(x, y)))
+        }
+        _ => a == b,
     }
 }
 
@@ -436,7 +471,7 @@ fn check_saved(s: &SavedState, schema: Option<&CompiledSchema>) -> Result<(), Op
         let same = match schema {
             None => value.as_str() == Some(text.as_str()),
             Some(schema) => {
-                selfheal_hot::parse_value(text).ok().as_ref() == Some(value)
+                selfheal_hot::parse_value(text).is_ok_and(|parsed| same_numbers_as_f64(&parsed, value))
                     && schema.validate(value).is_none()
             }
         };

@@ -40,10 +40,18 @@ impl Default for SchemaOptions {
 /// `new Schema`'s second argument as given (`{ formats, resources }`), made [`SchemaOptions`] by
 /// [`GivenSchemaOptions::check`]. `resources` is read as JSON (at the JS boundary one
 /// `JSON.stringify`: no key enumeration on a user object, which a Proxy could make throw).
-#[derive(Debug, Default, serde::Deserialize)]
+///
+/// Also how a `RepairLoop` snapshot keeps the options of its schema (`schemaOptions`, left out
+/// for the defaults), so a loop made with `new Schema(s, { formats: false })` resumes with them.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GivenSchemaOptions {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub formats: Option<bool>,
-    #[serde(default, deserialize_with = "crate::wire::present_json")]
+    #[serde(
+        default,
+        deserialize_with = "crate::wire::present_json",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub resources: Option<Value>,
 }
 
@@ -109,6 +117,8 @@ pub struct CompiledSchema {
     validator: engine::Validator,
     /// The documents registered for `$ref` (read again by bare-word and coercion checks).
     resources: Vec<(String, Value)>,
+    /// Whether `format` is asserted (the compile option).
+    formats: bool,
     /// How many subschemas are evaluated for one value at most (see `work`).
     evaluations_per_value: usize,
     /// How many errors one value of an instance can produce at most (see `work`).
@@ -217,6 +227,7 @@ impl CompiledSchema {
             canonical,
             validator,
             resources: options.resources,
+            formats: options.formats,
             evaluations_per_value: usize::try_from(work.evaluations_per_value)
                 .unwrap_or(usize::MAX),
             errors_per_value: usize::try_from(work.errors_per_value).unwrap_or(usize::MAX),
@@ -226,6 +237,16 @@ impl CompiledSchema {
 
     pub fn value(&self) -> &Value {
         &self.value
+    }
+
+    /// The options it was compiled with, as given (`None` for the defaults): what a snapshot
+    /// keeps beside [`value`](Self::value) to compile it again the same way.
+    pub fn given_options(&self) -> Option<GivenSchemaOptions> {
+        let resources = self.resources.iter().map(|(uri, doc)| (uri.clone(), doc.clone()));
+        (!self.formats || !self.resources.is_empty()).then(|| GivenSchemaOptions {
+            formats: (!self.formats).then_some(false),
+            resources: (!self.resources.is_empty()).then(|| Value::Object(resources.collect())),
+        })
     }
 
     /// Whether values are checked against this schema: false in a build without the

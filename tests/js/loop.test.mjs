@@ -183,6 +183,48 @@ test('a full scripted loop', () => {
   assert.deepEqual(JSON.parse(JSON.stringify(g4)), g4);
 });
 
+test('a done whose value holds numbers a double cannot hold exactly still resumes from toJSON', () => {
+  // Before: fromJSON compared the state's value (JS doubles) with its text parsed exactly, and
+  // refused a loop that had accepted a large id, -0 or a 17-plus-digit decimal.
+  const text = '{"id": 12345678901234567890, "n": -0, "x": 1.0000000000000001, "list": [9007199254740993]}';
+  const a = new RepairLoop(baseOptions({ schema: { type: 'object' } }));
+  const done = a.next(reply(text), NOW);
+  assert.equal(done.type, 'done');
+  for (const state of [a.toJSON(), JSON.parse(JSON.stringify(a.toJSON()))]) {
+    const b = RepairLoop.fromJSON(state);
+    assert.deepEqual(b.toJSON(), a.toJSON());
+    assert.deepEqual(b.next(reply('{}'), NOW + 1), done, 'the same done, sticky');
+  }
+  // A state whose value does not match its text is still refused.
+  const forged = a.toJSON();
+  forged.state.finalInstruction.value = { id: 1 };
+  throwsNaming(() => RepairLoop.fromJSON(forged), TypeError, 'finalInstruction');
+});
+
+test("a loop on a Schema compiled with options resumes with them (formats: false, resources)", () => {
+  // Before: the snapshot kept the schema without its options; the restored loop asserted
+  // formats again, and one with resources could not be restored at all.
+  const email = { type: 'object', properties: { email: { type: 'string', format: 'email' } }, required: ['email'] };
+  const item = { $ref: 'https://example.com/item' };
+  const cases = [
+    [new Schema(email, { formats: false }), '{"email": "not-an-email"}'],
+    [new Schema(item, { resources: { 'https://example.com/item': { type: 'object', required: ['a'] } } }), '{"b": 1}'],
+  ];
+  for (const [schema, text] of cases) {
+    const a = new RepairLoop(baseOptions({ schema }));
+    const state = JSON.parse(JSON.stringify(a.toJSON()));
+    assert.ok(state.schemaOptions, 'the options are in the snapshot');
+    const b = RepairLoop.fromJSON(state);
+    assert.deepEqual(b.toJSON(), a.toJSON());
+    assert.deepEqual(b.next(reply(text), NOW), a.next(reply(text), NOW));
+  }
+  // The defaults add nothing to the snapshot (and 0.1 snapshots, without the field, resume).
+  assert.equal('schemaOptions' in new RepairLoop(baseOptions({ schema: new Schema(email) })).toJSON(), false);
+  const bad = new RepairLoop(baseOptions({ schema: cases[1][0] })).toJSON();
+  bad.schemaOptions.resources = 3;
+  throwsNaming(() => RepairLoop.fromJSON(bad), TypeError, 'state.schemaOptions.resources');
+});
+
 test('toJSON -> JSON.stringify -> JSON.parse -> fromJSON resumes identically', () => {
   const script = [
     failure({ status: 500 }),
