@@ -162,13 +162,38 @@ fn newline_delimited_values_are_one_array_and_each_value() {
     assert_eq!(fixes, vec![Fix::MissingComma, Fix::NewlineDelimited]);
     let (value, fixes) = accepted(parse(raw, Some(&compile(OBJECT)), &opts()));
     assert_eq!(value, json!({"name": "a"}));
-    assert_eq!(fixes, vec![Fix::SurroundingProse, Fix::MissingComma]);
+    // Its own fixes only: the commas went between the values, not into this one (this test
+    // once pinned missing-comma here too).
+    assert_eq!(fixes, vec![Fix::SurroundingProse]);
     // Without a schema: all of them (before issue 11 only the first).
     assert_eq!(
         repaired_value(raw),
         Some(json!([{"name": "a"}, {"name": "b"}, {"name": "c"}]))
     );
     assert_eq!(repaired_value("1\n2,\n3,"), Some(json!([1, 2, 3])));
+}
+
+#[test]
+fn a_value_of_a_sequence_carries_its_own_fixes_and_strictness() {
+    let wants_a = compile(r#"{"type":"object","required":["a"]}"#);
+    // The fixes of another value, discarded, are not this one's.
+    for raw in ["{\"a\":1}\n{\"b\":2,}", "{\"a\":1}\n{b:'x' // c\n}"] {
+        let (value, fixes) = accepted(parse(raw, Some(&wants_a), &opts()));
+        assert_eq!(value, json!({"a": 1}), "{raw}");
+        assert_eq!(fixes, vec![Fix::SurroundingProse], "{raw}");
+    }
+    // A value that needed fixes of its own still names them.
+    let (value, fixes) = accepted(parse("{\"b\":2}\n{a:1,}", Some(&wants_a), &opts()));
+    assert_eq!(value, json!({"a": 1}));
+    assert_eq!(fixes, vec![Fix::SurroundingProse, Fix::UnquotedKey, Fix::TrailingComma]);
+    // A strict value of a sequence is a strict candidate: it comes before a later one.
+    for raw in [
+        "```\n{\"a\":1}\n{\"b\":2}\n```\nor {\"a\":3}",
+        "```json\n{\"a\":1}\n```\n```json\n{\"b\":2}\n```\nor {\"a\":3}",
+    ] {
+        let (value, _) = accepted(parse(raw, Some(&wants_a), &opts()));
+        assert_eq!(value, json!({"a": 1}), "{raw}");
+    }
 }
 
 // ---------- bare words, scalars, JSON in a string ----------

@@ -247,11 +247,18 @@ fn sequence(
     base: &FixList,
     visit: &mut dyn FnMut(Candidate) -> Verdict,
 ) -> ControlFlow<()> {
-    // Only separators, blanks and comments around strict values: as good as strict.
-    let strict = scanned
-        .fixes
-        .iter()
-        .all(|f| matches!(f, Fix::NewlineDelimited | Fix::Comment));
+    // Only separators, blanks and comments around strict values: as good as strict. A value is
+    // strict when it needed no fix of its own but comments; when each value on its own line is,
+    // what was fixed was only between them (the commas a list of lines lacks, one after the
+    // last), so the list of them is as good as strict too.
+    let strict_value = |own: &FixList| own.iter().all(|f| f == Fix::Comment);
+    let separated = !scanned.elements.is_empty()
+        && scanned.elements.iter().all(|(_, own)| strict_value(own));
+    let strict = separated
+        || scanned
+            .fixes
+            .iter()
+            .all(|f| matches!(f, Fix::NewlineDelimited | Fix::Comment));
     let mut fixes = base.clone();
     fixes.extend(scanned.fixes.iter());
     let all = Candidate {
@@ -263,10 +270,12 @@ fn sequence(
     if visit(all) == Verdict::Stop {
         return ControlFlow::Break(());
     }
-    let mut one = base.clone();
-    one.add(Fix::SurroundingProse);
-    one.extend(scanned.fixes.iter().filter(|&f| f != Fix::NewlineDelimited));
-    for (i, text) in scanned.elements.into_iter().enumerate() {
+    // Each value on its own: prose around it, and its own fixes (not those of the others or
+    // between them), strict when it needed none.
+    for (i, (text, own)) in scanned.elements.into_iter().enumerate() {
+        let mut one = base.clone();
+        one.add(Fix::SurroundingProse);
+        one.extend(own.iter());
         let bare_words = scanned
             .bare_words
             .iter()
@@ -275,8 +284,8 @@ fn sequence(
             .collect();
         let each = Candidate {
             text,
-            fixes: one.clone(),
-            strict,
+            fixes: one,
+            strict: strict_value(&own),
             bare_words,
         };
         if visit(each) == Verdict::Stop {

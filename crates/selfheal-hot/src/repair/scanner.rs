@@ -76,8 +76,9 @@ pub(super) struct Scanned {
     pub(super) end: usize,
     /// Paths of the bare words quoted as strings (only when bare words are allowed).
     pub(super) bare_words: Vec<Vec<PathSeg>>,
-    /// For a sequence of two or more values on separate lines: each value's own text.
-    pub(super) elements: Vec<String>,
+    /// For a sequence of two or more values on separate lines: each value's own text, and the
+    /// fixes made inside it (not those between the values, nor those of the others).
+    pub(super) elements: Vec<(String, FixList)>,
 }
 
 pub(super) struct Scanner<'a> {
@@ -101,6 +102,10 @@ pub(super) struct Scanner<'a> {
     /// Output ranges of the complete values of a sequence, and where the current one started.
     elements: Vec<(usize, usize)>,
     element_start: usize,
+    /// The fixes made inside each complete value of a sequence; while one is read, the
+    /// sequence's own fixes wait here (`fixes` collects the value's alone, then both merge).
+    element_fixes: Vec<FixList>,
+    outer_fixes: Option<FixList>,
     /// The last value of a sequence was a call (JSONP), so a `;` may follow.
     after_call: bool,
     /// Two values of the sequence were on one line (`1,2`): a list, not newline-delimited
@@ -132,6 +137,8 @@ impl<'a> Scanner<'a> {
             newline: false,
             elements: Vec::new(),
             element_start: 0,
+            element_fixes: Vec::new(),
+            outer_fixes: None,
             after_call: false,
             same_line: false,
             budget: std::cell::Cell::new(4 * src.len() + 4096),
@@ -151,6 +158,8 @@ impl<'a> Scanner<'a> {
         self.bare_words.clear();
         self.newline = false;
         self.elements.clear();
+        self.element_fixes.clear();
+        self.outer_fixes = None;
         self.after_call = false;
         self.same_line = false;
         self.closed_early = false;
@@ -170,6 +179,7 @@ impl<'a> Scanner<'a> {
         self.stack.push(Frame::new(Container::Root));
         self.run()?;
         let ranges = std::mem::take(&mut self.elements);
+        let own_fixes = std::mem::take(&mut self.element_fixes);
         // A trailing blank written after a value may have been trimmed at the end of input.
         let piece =
             |(s, e): (usize, usize)| self.out.get(s..e.min(self.out.len())).map(str::to_owned);
@@ -190,7 +200,11 @@ impl<'a> Scanner<'a> {
                 let elements = if self.same_line {
                     Vec::new()
                 } else {
-                    ranges.iter().filter_map(|r| piece(*r)).collect()
+                    ranges
+                        .iter()
+                        .zip(own_fixes)
+                        .filter_map(|(r, fixes)| Some((piece(*r)?, fixes)))
+                        .collect()
                 };
                 self.fixes.add(Fix::NewlineDelimited);
                 Ok(self.scanned(format!("[{inner}]"), elements))
@@ -198,7 +212,7 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    fn scanned(&mut self, text: String, elements: Vec<String>) -> Scanned {
+    fn scanned(&mut self, text: String, elements: Vec<(String, FixList)>) -> Scanned {
         Scanned {
             text,
             fixes: std::mem::take(&mut self.fixes),
@@ -609,6 +623,13 @@ impl<'a> Scanner<'a> {
                 Container::Root => {
                     frame.index += 1;
                     self.elements.push((self.element_start, self.out.len()));
+                    // The value's own fixes, then merged into the sequence's.
+                    let own = match self.outer_fixes.take() {
+                        Some(outer) => std::mem::replace(&mut self.fixes, outer),
+                        None => self.fixes.clone(),
+                    };
+                    self.fixes.extend(own.iter());
+                    self.element_fixes.push(own);
                 }
                 Container::Object | Container::Call => {}
             }
@@ -660,6 +681,11 @@ impl<'a> Scanner<'a> {
     fn value(&mut self) -> Scan<()> {
         if self.top() == Some(Container::Root) {
             self.element_start = self.out.len();
+            // A value read again from the same place (after a misleading guess) keeps the
+            // sequence's fixes put aside the first time.
+            if self.outer_fixes.is_none() {
+                self.outer_fixes = Some(std::mem::take(&mut self.fixes));
+            }
             self.same_line |= !self.elements.is_empty() && !self.newline;
             // An object or array of a sequence that is strict JSON is copied as it is: the
             // heuristics for broken text must never bend a valid value (`[{"a": "{"}] and
