@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use selfheal::structured::stream::{
     apply, Edit, Kind, PartialJson, PartialUpdate, StreamError, StreamOptions, StreamSchema,
 };
-use selfheal::{parse, CompiledSchema, FailureKind, ParseOptions};
+use selfheal::{parse, CompiledSchema, FailureKind, ParseOptions, Parsed};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -537,11 +537,13 @@ fn a_type_is_settled_by_the_first_character_of_a_container() {
 
 #[test]
 fn a_scalar_is_judged_when_complete() {
+    // A string in a container is complete at the `,` `}` `]` after it, not at its quote: local
+    // repair may still join it with what follows (`"a" + "b"`) or keep the quote as content.
     for (text, path, keyword) in [
-        ("{\"id\": \"ord_1\"", "/id", "pattern"),
-        ("{\"status\": \"lost\"", "/status", "enum"),
+        ("{\"id\": \"ord_1\",", "/id", "pattern"),
+        ("{\"status\": \"lost\"}", "/status", "enum"),
         ("{\"id\": 5,", "/id", "type"),
-        ("{\"items\": [{\"sku\": \"AB\"", "/items/0/sku", "minLength"),
+        ("{\"items\": [{\"sku\": \"AB\" ,", "/items/0/sku", "minLength"),
         (
             "{\"items\": [{\"quantity\": 0}",
             "/items/0/quantity",
@@ -572,14 +574,44 @@ fn a_scalar_is_judged_when_complete() {
 }
 
 #[test]
+fn a_string_local_repair_may_still_change_is_not_judged_at_its_quote() {
+    // Once a violation at the quote, which the final parse then accepted: `"x" + "yz"` is one
+    // string (string-concatenation), `"5" tall"` one with a quote in it (unescaped-quote).
+    let s = schema(json!({
+        "type": "object",
+        "properties": {"a": {"type": "string", "minLength": 3}, "e": {"enum": ["5\" tall"]}}
+    }));
+    for (head, tail, want) in [
+        (r#"{"a": "x""#, r#" + "yz"}"#, json!({"a": "xyz"})),
+        (r#"{"e": "5" "#, r#"tall"}"#, json!({"e": "5\" tall"})),
+    ] {
+        let mut run = Run::new(Some(s.clone()));
+        run.push(head);
+        assert_eq!(run.violation(), None, "{head}");
+        run.push(tail);
+        assert_eq!(run.violation(), None, "{head}{tail}");
+        let Parsed::Ok { value, .. } = run.stream.finish(&ParseOptions::new()) else {
+            panic!("{head}{tail}: the final parse accepts it");
+        };
+        assert_eq!(value, want);
+    }
+    // Strict text is judged at the separator after the string.
+    let mut run = Run::new(Some(s));
+    run.push(r#"{"a": "x""#);
+    assert_eq!(run.violation(), None);
+    run.push(" }");
+    assert_eq!(run.violation(), schema_issue("/a", "minLength"));
+}
+
+#[test]
 fn messages_say_what_is_wrong_on_one_line() {
-    let run = by_char(Some(order_schema()), "{\"id\": \"ord_1\"");
+    let run = by_char(Some(order_schema()), "{\"id\": \"ord_1\",");
     let message = run.stream.violation().map(|v| v.issue.message.clone());
     assert_eq!(
         message.as_deref(),
         Some(r#""ord_1" does not match "^ord_[A-Za-z0-9]{4,}$""#)
     );
-    let long = format!("{{\"status\": \"{}\n\"", "x".repeat(500));
+    let long = format!("{{\"status\": \"{}\n\",", "x".repeat(500));
     let run = by_char(Some(order_schema()), &long);
     let v = run.stream.violation().unwrap();
     assert!(v.issue.message.chars().count() < 300 && !v.issue.message.contains('\n'));
@@ -631,6 +663,8 @@ fn any_of_keeps_every_branch_alive_until_none_is_left() {
         "the circle branch still accepts side"
     );
     run.push(", \"r\": \"x\"");
+    assert_eq!(run.violation(), None, "a string is complete at what follows it");
+    run.push(",");
     assert_eq!(run.violation(), schema_issue("/2", "anyOf"));
     let mut run = Run::new(Some(shapes));
     run.push("[1");
@@ -849,7 +883,7 @@ fn anchors_draft_4_bounds_and_multiple_of() {
         None
     );
     assert_eq!(
-        by_char(Some(anchored), r#"{"c": "blue""#).violation(),
+        by_char(Some(anchored), r#"{"c": "blue"}"#).violation(),
         schema_issue("/c", "enum")
     );
 }

@@ -68,6 +68,10 @@
 //!   be decoded where an object is expected), nor for a top-level object
 //!   where the schema also allows an array (newline-delimited values may
 //!   become one);
+//! * a double-quoted string in a container is judged at the separator after
+//!   its quote (`,` `}` `]` `:`, a line break or a comment), since local
+//!   repair may still join it with what follows (`"a" + "b"`) or keep the
+//!   quote as content (`"5" tall"`); anything else there stops the reader;
 //! * with coercion on, no type, `enum` or `const` check, and no scalar check;
 //! * the keywords read and when each is settled: see `check`; keywords not
 //!   read never produce a violation.

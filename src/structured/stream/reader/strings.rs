@@ -46,8 +46,19 @@ impl Reader {
             match c {
                 b'"' if quote == Quote::Double => {
                     self.emit(chunk, run, pos, key, out);
-                    self.end_string(key, out);
-                    return pos + 1;
+                    if !self.tolerant || key || self.stack.is_empty() {
+                        self.end_string(key, out);
+                        return pos + 1;
+                    }
+                    // A value in a container: local repair may still join it with what
+                    // follows (`"a" + "b"`) or keep the quote as content (`"5" tall"`), so it
+                    // closes (and is checked) only at the next `,` `}` `]` `:`, line break or
+                    // comment; anything else stops the reader and the final parse decides.
+                    self.pending.clear();
+                    self.pending.push('"');
+                    esc = Esc::Closing { slash: false };
+                    pos += 1;
+                    run = pos;
                 }
                 b'\\' => {
                     self.emit(chunk, run, pos, key, out);
@@ -268,7 +279,7 @@ impl Reader {
                         };
                         return (pos + 1, Esc::No, true);
                     }
-                    return self.not_closing(pos, key, out);
+                    return self.not_closing(pos, quote, key, out);
                 }
                 match c {
                     b' ' | b'\t' => {
@@ -283,14 +294,25 @@ impl Reader {
                         self.pending.push('/');
                         (pos + 1, Esc::Closing { slash: true }, false)
                     }
-                    _ => self.not_closing(pos, key, out),
+                    _ => self.not_closing(pos, quote, key, out),
                 }
             }
         }
     }
 
-    /// The quote was an apostrophe: it and the blanks after it are content.
-    fn not_closing(&mut self, pos: usize, key: bool, out: &mut Builder) -> (usize, Esc, bool) {
+    /// The quote was an apostrophe: it and the blanks after it are content. After a double
+    /// quote, what follows is for local repair to read (a concatenation, an unescaped quote):
+    /// the reader stops.
+    fn not_closing(
+        &mut self,
+        pos: usize,
+        quote: Quote,
+        key: bool,
+        out: &mut Builder,
+    ) -> (usize, Esc, bool) {
+        if quote == Quote::Double {
+            return (self.fail(pos, "text after a closing quote"), Esc::No, false);
+        }
         let raw = std::mem::take(&mut self.pending);
         self.content(&raw, key, out);
         self.pending = raw;
