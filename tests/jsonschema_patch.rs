@@ -598,3 +598,26 @@ fn multiple_of_a_fraction_answers_as_upstream_does() {
         "{far_apart} far apart, {far_whole} whole"
     );
 }
+
+#[test]
+fn additional_properties_false_without_properties_names_the_keys() {
+    // Item 8: upstream said "False schema does not allow 1" for the first member's value.
+    for schema in [
+        json!({"type": "object", "additionalProperties": false}),
+        json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false}),
+    ] {
+        let compiled = CompiledSchema::from_value(schema.clone()).unwrap();
+        let report = compiled.validate(&json!({"secret": 1, "other": 2})).unwrap();
+        let messages: Vec<&str> = report.issues.iter().map(|i| i.message.as_str()).collect();
+        assert_eq!(report.issues.len(), 1, "{schema}: {messages:?}");
+        assert!(
+            messages[0].contains("'secret'") && messages[0].contains("'other'"),
+            "{schema}: {messages:?}"
+        );
+        assert!(compiled.validate(&json!({})).is_none());
+        assert_eq!(
+            compiled.validate(&json!({"a": 1})).is_none(),
+            schema.get("properties").is_some()
+        );
+    }
+}

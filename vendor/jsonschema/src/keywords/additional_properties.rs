@@ -184,13 +184,22 @@ impl<F: Json> Validate<F> for AdditionalPropertiesFalseValidator {
         tracker: Option<&RefTracker>,
         _ctx: &mut ValidationContext,
     ) -> Result<(), ValidationError<'i>> {
+        // selfheal patch (item 8): name the keys that are not allowed, as the validator with
+        // `properties` does ("Additional properties are not allowed ('secret' was
+        // unexpected)"); upstream reported "False schema does not allow 1" for the first
+        // member's value, which names neither the key nor where it is.
         if let Some(object) = instance.as_object() {
-            if let Some((_, value)) = object.members().next() {
-                return Err(ValidationError::false_schema(
+            let unexpected: Vec<String> = object
+                .members()
+                .map(|(property, _)| property.as_ref().to_owned())
+                .collect();
+            if !unexpected.is_empty() {
+                return Err(ValidationError::additional_properties(
                     self.location.clone(),
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
-                    value.lazy_value(),
+                    instance.lazy_value(),
+                    unexpected,
                 ));
             }
         }
