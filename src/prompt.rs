@@ -254,7 +254,11 @@ fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
     // At most MAX_ISSUES lines, the last one a count when there are more (a report from the
     // host may hold any number; one capped by this crate ends in its own count, merged here).
     let all = report.issues.len();
-    let listed = if all > MAX_ISSUES { MAX_ISSUES - 1 } else { all };
+    let listed = if all > MAX_ISSUES {
+        MAX_ISSUES - 1
+    } else {
+        all
+    };
     for issue in report.issues.iter().take(listed) {
         let path = one_line(&issue.path, MAX_PATH_CHARS);
         let path = if path.is_empty() { t.root } else { &path };
@@ -265,7 +269,10 @@ fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
         out.push('\n');
     }
     let unlisted = report.issues.get(listed..).unwrap_or_default();
-    let counted = unlisted.last().and_then(more_count).map_or(0, |n| n.saturating_sub(1));
+    let counted = unlisted
+        .last()
+        .and_then(more_count)
+        .map_or(0, |n| n.saturating_sub(1));
     let more = unlisted.len().saturating_add(counted);
     if more > 0 {
         out.push_str(&format!("- {}: {more} {}\n", t.root, t.more_issues));

@@ -185,7 +185,10 @@ fn a_value_of_a_sequence_carries_its_own_fixes_and_strictness() {
     // A value that needed fixes of its own still names them.
     let (value, fixes) = accepted(parse("{\"b\":2}\n{a:1,}", Some(&wants_a), &opts()));
     assert_eq!(value, json!({"a": 1}));
-    assert_eq!(fixes, vec![Fix::SurroundingProse, Fix::UnquotedKey, Fix::TrailingComma]);
+    assert_eq!(
+        fixes,
+        vec![Fix::SurroundingProse, Fix::UnquotedKey, Fix::TrailingComma]
+    );
     // A strict value of a sequence is a strict candidate: it comes before a later one.
     for raw in [
         "```\n{\"a\":1}\n{\"b\":2}\n```\nor {\"a\":3}",

@@ -125,7 +125,12 @@ fn number_text_that_would_lose_information_is_refused() {
     // still a zero.
     refused(PRICE, r#"{"n": "1e-400"}"#);
     refused(PRICE, r#"{"n": "-0.5e-330"}"#);
-    coerced(PRICE, r#"{"n": "0e5"}"#, json!({"n": 0.0}), &[Fix::CoerceNumber]);
+    coerced(
+        PRICE,
+        r#"{"n": "0e5"}"#,
+        json!({"n": 0.0}),
+        &[Fix::CoerceNumber],
+    );
 }
 
 #[test]

@@ -607,7 +607,9 @@ fn additional_properties_false_without_properties_names_the_keys() {
         json!({"type": "object", "properties": {"a": {}}, "additionalProperties": false}),
     ] {
         let compiled = CompiledSchema::from_value(schema.clone()).unwrap();
-        let report = compiled.validate(&json!({"secret": 1, "other": 2})).unwrap();
+        let report = compiled
+            .validate(&json!({"secret": 1, "other": 2}))
+            .unwrap();
         let messages: Vec<&str> = report.issues.iter().map(|i| i.message.as_str()).collect();
         assert_eq!(report.issues.len(), 1, "{schema}: {messages:?}");
         assert!(

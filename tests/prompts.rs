@@ -568,9 +568,16 @@ fn a_report_from_the_host_is_bounded_in_the_prompt() {
         };
         let user = fix(&capped, "{}", 2000).user;
         let block = &user[user.find("\n<validation_issues>\n").unwrap() + 1..];
-        let lines: Vec<&str> = block.lines().skip(1).take_while(|l| l.starts_with("- ")).collect();
+        let lines: Vec<&str> = block
+            .lines()
+            .skip(1)
+            .take_while(|l| l.starts_with("- "))
+            .collect();
         assert_eq!(lines.len(), 100, "{listed}");
-        assert_eq!(lines[99], "- (root): 151 more issues not listed", "{listed}");
+        assert_eq!(
+            lines[99], "- (root): 151 more issues not listed",
+            "{listed}"
+        );
     }
 }
 

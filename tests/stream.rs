@@ -543,7 +543,11 @@ fn a_scalar_is_judged_when_complete() {
         ("{\"id\": \"ord_1\",", "/id", "pattern"),
         ("{\"status\": \"lost\"}", "/status", "enum"),
         ("{\"id\": 5,", "/id", "type"),
-        ("{\"items\": [{\"sku\": \"AB\" ,", "/items/0/sku", "minLength"),
+        (
+            "{\"items\": [{\"sku\": \"AB\" ,",
+            "/items/0/sku",
+            "minLength",
+        ),
         (
             "{\"items\": [{\"quantity\": 0}",
             "/items/0/quantity",
@@ -663,7 +667,11 @@ fn any_of_keeps_every_branch_alive_until_none_is_left() {
         "the circle branch still accepts side"
     );
     run.push(", \"r\": \"x\"");
-    assert_eq!(run.violation(), None, "a string is complete at what follows it");
+    assert_eq!(
+        run.violation(),
+        None,
+        "a string is complete at what follows it"
+    );
     run.push(",");
     assert_eq!(run.violation(), schema_issue("/2", "anyOf"));
     let mut run = Run::new(Some(shapes));

@@ -320,7 +320,10 @@ fn a_cut_off_reply_that_is_complete_and_valid_is_accepted() {
         let r = failed(parse("12", None, &cut_off(stop)));
         assert_eq!(r.kinds, vec![FailureKind::Truncated]);
         // Text after it says the number ended; complete stop reasons change nothing.
-        assert_eq!(accepted(parse("12\n", Some(&number), &cut_off(stop))).0, json!(12));
+        assert_eq!(
+            accepted(parse("12\n", Some(&number), &cut_off(stop))).0,
+            json!(12)
+        );
     }
     assert_eq!(accepted(parse("12", Some(&number), &opts())).0, json!(12));
 }

@@ -365,7 +365,8 @@ fn same_numbers_as_f64(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x.iter().all(|(k, x)| y.get(k).is_some_and(|y| same_numbers_as_f64(x, y)))
+                && x.iter()
+                    .all(|(k, x)| y.get(k).is_some_and(|y| same_numbers_as_f64(x, y)))
         }
         _ => a == b,
     }
@@ -471,7 +472,8 @@ fn check_saved(s: &SavedState, schema: Option<&CompiledSchema>) -> Result<(), Op
         let same = match schema {
             None => value.as_str() == Some(text.as_str()),
             Some(schema) => {
-                selfheal_hot::parse_value(text).is_ok_and(|parsed| same_numbers_as_f64(&parsed, value))
+                selfheal_hot::parse_value(text)
+                    .is_ok_and(|parsed| same_numbers_as_f64(&parsed, value))
                     && schema.validate(value).is_none()
             }
         };

@@ -242,7 +242,10 @@ impl CompiledSchema {
     /// The options it was compiled with, as given (`None` for the defaults): what a snapshot
     /// keeps beside [`value`](Self::value) to compile it again the same way.
     pub fn given_options(&self) -> Option<GivenSchemaOptions> {
-        let resources = self.resources.iter().map(|(uri, doc)| (uri.clone(), doc.clone()));
+        let resources = self
+            .resources
+            .iter()
+            .map(|(uri, doc)| (uri.clone(), doc.clone()));
         (!self.formats || !self.resources.is_empty()).then(|| GivenSchemaOptions {
             formats: (!self.formats).then_some(false),
             resources: (!self.resources.is_empty()).then(|| Value::Object(resources.collect())),

@@ -83,10 +83,16 @@ fn tag_follows(after: &str, name: &str) -> bool {
     // Blanks a reader skips, Unicode's (U+00A0, U+3000, U+2009…) and the invisible ones a
     // model may write (zero-width space and joiners, word joiner, BOM, soft hyphen).
     let blank = |c: char| {
-        c.is_whitespace() || matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}')
+        c.is_whitespace()
+            || matches!(
+                c,
+                '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}'
+            )
     };
     let rest = after.trim_start_matches(blank);
-    let rest = rest.strip_prefix('/').map_or(rest, |r| r.trim_start_matches(blank));
+    let rest = rest
+        .strip_prefix('/')
+        .map_or(rest, |r| r.trim_start_matches(blank));
     // Whatever follows the name: `<broken_output` at the end of a text may be completed by
     // what comes after it, and a model may well read `<broken_output_2>` as the tag.
     rest.as_bytes()

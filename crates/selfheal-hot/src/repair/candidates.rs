@@ -252,8 +252,8 @@ fn sequence(
     // what was fixed was only between them (the commas a list of lines lacks, one after the
     // last), so the list of them is as good as strict too.
     let strict_value = |own: &FixList| own.iter().all(|f| f == Fix::Comment);
-    let separated = !scanned.elements.is_empty()
-        && scanned.elements.iter().all(|(_, own)| strict_value(own));
+    let separated =
+        !scanned.elements.is_empty() && scanned.elements.iter().all(|(_, own)| strict_value(own));
     let strict = separated
         || scanned
             .fixes
