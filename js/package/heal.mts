@@ -699,14 +699,13 @@ export function openaiCaller(
         if (chunk.usage) usage = openaiUsage(chunk.usage);
       }
     } catch (e: Sdk) {
-      if (streamSignal?.aborted) return cutReply(text, usage ?? { inputTokens: estimateTokens(prompt), outputTokens: estimateTokens({ user: text }) }, pricing);
       // The SDK throws an `error` chunk as an APIError without a status: give it the body's code.
-      throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
+      if (!streamSignal?.aborted) throw e?.status == null && httpCode(e?.error) ? errorFromBody(e.error, e) : e;
     }
-    if (refused(refusal)) return withCost({ text: text || refusal, stopReason: "refusal", usage }, pricing);
     // Cut by heal (the SDK's iterator ends or throws): the usage chunk comes last, so the tokens
     // so far are estimated.
     if (streamSignal?.aborted) return cutReply(text, usage ?? { inputTokens: estimateTokens(prompt), outputTokens: estimateTokens({ user: text }) }, pricing);
+    if (refused(refusal)) return withCost({ text: text || refusal, stopReason: "refusal", usage }, pricing);
     return withCost({ text, stopReason: stopReason ?? "incomplete", usage }, pricing);
   });
 }
