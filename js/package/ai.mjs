@@ -130,14 +130,17 @@ export function createSelfhealAi(selfheal) {
           if (result !== undefined) {
             used = addUsage(used, result.usage);
             span?.reply({ usage: usageOf(result.usage), responseModel: result.response?.modelId });
-            if (!repairing) {
+            // A step that calls a tool is not the structured answer yet (the SDK sends
+            // responseFormat on every step of an agent): the SDK runs the tool, as it would
+            // without selfheal.
+            if (!repairing || callsTool(result)) {
               // Not fed to the loop, so the loop has not counted this first call: count it here.
               if (attempt === 1) retryBudget?.recordRequest(Date.now());
               breaker?.recordSuccess();
               const done = syntheticDone(attempt);
               onStep?.({ kind: "reply" }, done);
               span?.instruction(done);
-              return result;
+              return withUsage(result, used);
             }
             outcome = replyOutcome(result);
           }
@@ -239,7 +242,9 @@ export function createSelfhealAi(selfheal) {
     return async ({ text }) => {
       const resolved = await resolving;
       const responseFormat = { type: "json", ...(resolved.jsonSchema === true ? {} : { schema: resolved.jsonSchema }) };
-      const loop = new RepairLoop({ ...loopOptions, prompt: base ?? { system: "", user: "" }, schema: resolved.jsonSchema });
+      // With the caller's prompt, every repair is a reask of it (as documented); without it, a
+      // self-contained fix prompt (rewrite below).
+      const loop = new RepairLoop({ mode: base === null ? "fix" : "reask", ...loopOptions, prompt: base ?? { system: "", user: "" }, schema: resolved.jsonSchema });
       try {
         const done = await driveRepair({
           loop, raw: String(text ?? ""), check: resolved.check, model, tracer, onStep,
@@ -387,6 +392,13 @@ function replyOutcome(result) {
   const usage = usageOf(result?.usage);
   if (Number.isFinite(usage?.inputTokens) && Number.isFinite(usage?.outputTokens)) outcome.usage = usage;
   return outcome;
+}
+
+/** A model result that calls a tool (a `tool-call` part, or the unified finish reason says so). */
+function callsTool(result) {
+  const parts = Array.isArray(result?.content) ? result.content : [];
+  const finish = result?.finishReason;
+  return parts.some((p) => p?.type === "tool-call") || (typeof finish === "string" ? finish : finish?.unified) === "tool-calls";
 }
 
 /**

@@ -3,7 +3,7 @@
 // generateText. End-to-end runs with the official providers are in ai_providers.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { APICallError, generateObject, generateText, Output, streamText, tool, wrapLanguageModel } from "ai";
+import { APICallError, generateObject, generateText, Output, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import * as z from "zod";
 
@@ -101,6 +101,28 @@ test("the middleware reports the usage of every call it made, not the last one's
   assert.equal(result.usage.outputTokens, 520);
   assert.equal(result.totalUsage.inputTokens, 2200);
   assert.equal(result.totalUsage.outputTokens, 520);
+});
+
+test("Output.object with tools: a step that calls a tool goes to the SDK, which runs the tool (no repair prompt)", async () => {
+  // Before: the SDK sends responseFormat JSON on every step of an agent, and the middleware took
+  // a tool-calling step ("Let me look that up." + a call) for a broken answer and reasked.
+  for (const text of ["Let me look that up.", null]) {
+    const call = toolResult("lookup", '{"q": "eiffel"}');
+    if (text !== null) call.content.unshift({ type: "text", text });
+    const { model } = scripted([call, textResult('{"city": "Paris"}')]);
+    const steps = [];
+    let executed = 0;
+    const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ ...FAST, onStep: (_, s) => steps.push(s.type) }) });
+    const result = await generateText({
+      model: wrapped, maxRetries: 0, stopWhen: stepCountIs(3), prompt: "Where is the Eiffel Tower?",
+      tools: { lookup: tool({ inputSchema: z.object({ q: z.string() }), execute: async () => (executed++, "Paris") }) },
+      output: Output.object({ schema: CITY }),
+    });
+    assert.deepEqual(result.output, { city: "Paris" }, String(text));
+    assert.equal(executed, 1, "the tool ran once");
+    assert.equal(model.doGenerateCalls.length, 2, "no repair call");
+    assert.deepEqual(steps, ["done", "done"]);
+  }
 });
 
 test("the middleware leaves an unstructured reply alone and resends the same params", async () => {
@@ -315,6 +337,24 @@ test("repairText (generateObject): a .refine() violation is healed by exactly on
   const reask = model.doGenerateCalls[1].prompt.at(-1).content[0].text;
   assert.ok(reask.startsWith(prompt), "a reask starts with the previous prompt");
   assert.match(reask, /- \/end: end must be after start/);
+});
+
+test("repairText with the prompt: a JSON Schema failure is a reask of that prompt too, not a fix prompt", async () => {
+  // Before: only the library's rejections were reasked; a missing field got the JSON repairer's
+  // fix prompt, which forbids adding facts and drops the caller's prompt.
+  const { model } = scripted([textResult('{"city": "Paris"}'), textResult('{"city": "Paris", "population": 2102650}')]);
+  const schema = z.object({ city: z.string(), population: z.number() });
+  const prompt = "Which city is the Eiffel Tower in, and how many people live there?";
+  const { object } = await generateObject({
+    model, maxRetries: 0, schema, prompt, system: "Answer in JSON.",
+    repairText: repairText({ model, schema, prompt, system: "Answer in JSON." }),
+  });
+  assert.deepEqual(object, { city: "Paris", population: 2102650 });
+  const [systemTurn, userTurn] = model.doGenerateCalls[1].prompt;
+  assert.equal(systemTurn.content, "Answer in JSON.");
+  const reask = userTurn.content[0].text;
+  assert.ok(reask.startsWith(prompt), "a reask starts with the previous prompt");
+  assert.match(reask, /population/);
 });
 
 test("repairText without the prompt: a self-contained fix prompt quoting the issues", async () => {
