@@ -110,11 +110,12 @@ export async function prepareTools(tools: unknown, warn: (message: string) => vo
 
 /**
  * A tool's input schema nested under the call schema: `$schema` dropped (only a root may say
- * it), and an `$id` of its own when it has definitions, so its `#/$defs/…` references still
- * resolve against it.
+ * it), and an `$id` of its own (unless it has one), so its references resolve against it:
+ * `#/$defs/…`, and `#` itself, which Zod writes for a schema that contains itself (without the
+ * `$id`, `#` was the call schema `{ name, input }`).
  */
 function embedded(schema: Record<string, unknown>, name: string): Record<string, unknown> {
   const { $schema: _dropped, ...rest } = schema;
-  if (rest.$defs === undefined && rest.definitions === undefined) return rest;
+  if (typeof rest.$id === "string") return rest;
   return { $id: `urn:selfheal:tool:${encodeURIComponent(name)}`, ...rest };
 }

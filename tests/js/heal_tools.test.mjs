@@ -86,6 +86,22 @@ test("a call to a tool that was not offered is reasked, naming the tools", async
   });
 });
 
+test("a recursive tool schema (Zod writes its self-reference as $ref \"#\") validates against itself", async () => {
+  // Before: `#` resolved to the call schema { name, input }, so every valid tree was refused.
+  const Node = z.object({ name: z.string(), get children() { return z.array(Node).optional(); } });
+  const call = (args) => async () => ({ text: "", toolCall: { id: "c1", name: "tree", arguments: args } });
+  let result = await heal(call('{"name": "root", "children": [{"name": "leaf", "children": []}]}'), {
+    prompt: PROMPT, budget: { repairable: 0 }, tools: { tree: { inputSchema: Node } },
+  });
+  assert.equal(result.type, "done", JSON.stringify(result));
+  assert.deepEqual(result.value.input, { name: "root", children: [{ name: "leaf", children: [] }] });
+  result = await heal(call('{"name": "root", "children": [{"children": []}]}'), {
+    prompt: PROMPT, budget: { repairable: 0 }, tools: { tree: { inputSchema: Node } },
+  });
+  assert.equal(result.type, "degrade");
+  assert.match(JSON.stringify(result.report), /\/input\/children\/0/);
+});
+
 test("a tool call's arguments cannot change which tool the provider reported", async () => {
   const tools = { ...TOOLS, delete_account: { inputSchema: { type: "object" } } };
   const reported = (args) => ({ text: "", toolCall: { id: "call_1", name: "get_weather", arguments: args } });
