@@ -188,7 +188,7 @@ export function createSelfhealAi(selfheal) {
    * The host loop of repairText and repairToolCall. The reply the SDK could not use is call 1;
    * every `done` value goes through `check` (the schema library's validate), whose rejection
    * goes back to the loop; every call the loop asks for goes through `send(prompt)`, which
-   * resolves `{ outcome, usage }` or throws. Resolves the accepted `done`, or null.
+   * resolves `{ outcome, usage, responseModel }` or throws. Resolves the accepted `done`, or null.
    */
   async function driveRepair({ loop, raw, check, send, rewrite, model, tracer, onStep, signal }) {
     let outcome = { kind: "reply", text: raw };
@@ -208,7 +208,7 @@ export function createSelfhealAi(selfheal) {
       const span = tracer ? startModelCall(tracer, { system: providerName(model), model: model.modelId, attempt: step.attempt }) : null;
       try {
         const sent = await send(step.prompt);
-        span?.reply({ usage: sent.usage });
+        span?.reply({ usage: sent.usage, responseModel: sent.responseModel });
         outcome = sent.outcome;
         raw = outcome.text;
       } catch (error) {
@@ -250,7 +250,7 @@ export function createSelfhealAi(selfheal) {
           loop, raw: String(text ?? ""), check: resolved.check, model, tracer, onStep,
           send: async (p) => {
             const result = await model.doGenerate({ prompt: v4Prompt(p), responseFormat });
-            return { outcome: replyOutcome(result), usage: usageOf(result.usage) };
+            return { outcome: replyOutcome(result), usage: usageOf(result.usage), responseModel: result.response?.modelId };
           },
           // Without the original prompt there is no conversation to append a correction to: a
           // self-contained fix prompt quoting the same issues instead (the loop still decided
@@ -299,7 +299,7 @@ export function createSelfhealAi(selfheal) {
             });
             const again = (result.content ?? []).find((part) => part?.type === "tool-call" && part.toolName === toolCall.toolName);
             const text = again ? (typeof again.input === "string" ? again.input : JSON.stringify(again.input)) : textOf(result);
-            return { outcome: { kind: "reply", text }, usage: usageOf(result.usage) };
+            return { outcome: { kind: "reply", text }, usage: usageOf(result.usage), responseModel: result.response?.modelId };
           },
         });
         return done === null ? null : { ...toolCall, input: done.text };

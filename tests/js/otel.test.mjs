@@ -128,3 +128,25 @@ test("a tracer that throws never breaks the call it observes; the API's no-op tr
   assert.equal(isTracer({}), false);
   assert.throws(() => startModelCall({}, {}), TypeError);
 });
+
+test("repairText's repair call: its span has the response model and usage", async () => {
+  const { exporter, tracer } = tracing();
+  const { repairText } = createSelfhealAi(selfheal);
+  const model = new MockLanguageModelV4({
+    provider: "anthropic.messages",
+    modelId: "claude-mock-1",
+    doGenerate: async () => ({
+      content: [{ type: "text", text: '{"city": "Paris"}' }],
+      finishReason: { unified: "stop", raw: "end_turn" },
+      usage: { inputTokens: { total: 30 }, outputTokens: { total: 6 } },
+      response: { modelId: "claude-mock-1-20260101" },
+      warnings: [],
+    }),
+  });
+  const repair = repairText({ model, schema: z.object({ city: z.string() }), tracer, seed: 1 });
+  assert.equal(await repair({ text: '{"town": "Paris"}' }), '{"city": "Paris"}');
+  const [span] = exporter.getFinishedSpans();
+  assert.equal(span.attributes["gen_ai.response.model"], "claude-mock-1-20260101");
+  assert.equal(span.attributes["gen_ai.usage.input_tokens"], 30);
+  assert.equal(span.attributes["gen_ai.usage.output_tokens"], 6);
+});
