@@ -192,5 +192,36 @@ export async function resolveSchema(schema, options = {}) {
     };
   }
   const converted = await jsonSchemaOf(schema, options);
-  return { standard: true, ...converted, check: (value) => validateStandard(schema, value) };
+  // The library's validate runs on every value here, so a pattern selfheal cannot compile is
+  // left to it rather than refusing the schema (ArkType writes lookaheads for
+  // `string.numeric.parse` and `string.date.iso`).
+  const dropped = [];
+  const jsonSchema = withoutBacktracking(converted.jsonSchema, "", dropped);
+  const note = dropped.length === 0 ? converted.note : [converted.note,
+    `the pattern at ${dropped.join(", ")} needs a backtracking regex engine (lookaround or backreferences), which selfheal's linear-time matcher is not: parsing does not check it, the library's validate does`,
+  ].filter((n) => n !== null).join("; ");
+  return { standard: true, ...converted, jsonSchema, note, check: (value) => validateStandard(schema, value) };
+}
+
+/** Lookaround, backreferences: what selfheal's pattern engine refuses to compile. */
+const BACKTRACKING = /\(\?<?[=!]|\\[1-9]|\\k</;
+/** Keywords whose values are data, not schemas: never rewritten. */
+const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
+
+/** `schema` without the `pattern`s that need backtracking; their places (JSON Pointers) go to `dropped`. */
+function withoutBacktracking(schema, path, dropped) {
+  if (Array.isArray(schema)) return schema.map((s, i) => withoutBacktracking(s, `${path}/${i}`, dropped));
+  if (schema === null || typeof schema !== "object") return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === "pattern" && typeof value === "string" && BACKTRACKING.test(value)) {
+      dropped.push(path === "" ? "(root)" : path);
+    } else {
+      const at = `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      const kept = DATA_KEYWORDS.has(key) ? value : withoutBacktracking(value, at, dropped);
+      // Defined, not assigned: a property named "__proto__" stays a property.
+      Object.defineProperty(out, key, { value: kept, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return out;
 }

@@ -115,6 +115,22 @@ test("ArkType: Standard JSON Schema drives parsing; a morph's output is what hea
   assert.deepEqual(result.value, { item: "pen", count: 12, code: "AB" });
 });
 
+test("ArkType: a pattern selfheal cannot compile (lookahead) is left to the library's validate, with one warning", async () => {
+  // Before: heal threw "options.schema is not a valid JSON Schema ... needs a backtracking regex
+  // engine" for ArkType's string.numeric.parse, a keyword users reach for.
+  const order = type({ item: "string", count: "string.numeric.parse" });
+  const warnings = [];
+  const call = scripted(['{"item": "pen", "count": "twelve"}', '{"item": "pen", "count": "12"}']);
+  const result = await heal(call, { prompt: PROMPT, schema: order, warn: (m) => warnings.push(m) });
+  assert.equal(result.type, "done", JSON.stringify(result));
+  assert.deepEqual(result.value, { item: "pen", count: 12 }, "the library's output (its morph)");
+  assert.match(call.prompts[1].user, /\/count/, "the library's issue, reasked");
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /pattern at \/properties\/count needs a backtracking regex engine/);
+  // The schema given synchronously, where no validate runs, is still refused, naming the pattern.
+  assert.throws(() => new RepairLoop({ prompt: PROMPT, schema: order }), /pattern/);
+});
+
 test("a Standard Schema without any JSON Schema: any JSON passes parsing, validate decides alone, one warning per schema", async () => {
   const even = {
     "~standard": {
