@@ -139,6 +139,8 @@ export function createSelfhealAi(selfheal) {
               breaker?.recordSuccess();
               const done = syntheticDone(attempt);
               onStep?.({ kind: "reply" }, done);
+              // A stream's span ends with the stream, when its usage and model are known.
+              if (kind === "stream" && span) return spannedStream(result, span, done);
               span?.instruction(done);
               return withUsage(result, used);
             }
@@ -392,6 +394,49 @@ function replyOutcome(result) {
   const usage = usageOf(result?.usage);
   if (Number.isFinite(usage?.inputTokens) && Number.isFinite(usage?.outputTokens)) outcome.usage = usage;
   return outcome;
+}
+
+/**
+ * The stream result with its span following the parts: the model that answered
+ * (`response-metadata`), the usage (`finish`), an error part or a failed read; the span ends
+ * when the stream ends, fails or is cancelled, with `done` (what selfheal made of the call).
+ */
+function spannedStream(result, span, done) {
+  const reader = result.stream.getReader();
+  let usage;
+  let responseModel;
+  const finish = () => {
+    span.reply({ usage: usageOf(usage), responseModel });
+    span.instruction(done);
+  };
+  const stream = new ReadableStream({
+    async pull(controller) {
+      let read;
+      try {
+        read = await reader.read();
+      } catch (error) {
+        span.error(error);
+        span.end();
+        controller.error(error);
+        return;
+      }
+      const { done: ended, value } = read;
+      if (ended) {
+        finish();
+        controller.close();
+        return;
+      }
+      if (value?.type === "response-metadata" && value.modelId) responseModel = value.modelId;
+      if (value?.type === "finish") usage = value.usage;
+      if (value?.type === "error") span.error(value.error);
+      controller.enqueue(value);
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
+  return { ...result, stream };
 }
 
 /** A model result that calls a tool (a `tool-call` part, or the unified finish reason says so). */

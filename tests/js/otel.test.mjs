@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { APICallError, generateText, Output, wrapLanguageModel } from "ai";
+import { APICallError, generateText, Output, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import * as z from "zod";
 
@@ -149,4 +149,36 @@ test("repairText's repair call: its span has the response model and usage", asyn
   assert.equal(span.attributes["gen_ai.response.model"], "claude-mock-1-20260101");
   assert.equal(span.attributes["gen_ai.usage.input_tokens"], 30);
   assert.equal(span.attributes["gen_ai.usage.output_tokens"], 6);
+});
+
+test("the middleware on a stream: the span has the usage and response model, and ends when the stream does", async () => {
+  const { exporter, tracer } = tracing();
+  const parts = [
+    { type: "stream-start", warnings: [] },
+    { type: "response-metadata", modelId: "claude-mock-1-20260101" },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: "Bonjour" },
+    { type: "text-end", id: "t" },
+    { type: "finish", finishReason: { unified: "stop", raw: "end_turn" }, usage: { inputTokens: { total: 100 }, outputTokens: { total: 7 } } },
+  ];
+  const model = new MockLanguageModelV4({
+    provider: "anthropic.messages",
+    modelId: "claude-mock-1",
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    }),
+  });
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ tracer, seed: 1 }) });
+  const result = streamText({ model: wrapped, maxRetries: 0, prompt: "x" });
+  assert.equal(await result.text, "Bonjour");
+  const [span] = exporter.getFinishedSpans();
+  assert.equal(span.attributes["gen_ai.usage.input_tokens"], 100);
+  assert.equal(span.attributes["gen_ai.usage.output_tokens"], 7);
+  assert.equal(span.attributes["gen_ai.response.model"], "claude-mock-1-20260101");
+  assert.equal(span.attributes["selfheal.instruction"], "done");
 });
