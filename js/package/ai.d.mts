@@ -57,6 +57,8 @@ export interface RepairTextOptions extends LoopSettings {
   /** The prompt and system given to generateObject: a reask appends its correction to them. */
   prompt?: string;
   system?: string;
+  /** The `output` given to generateObject: "array" reads `{ "elements": [...] }` of the schema. Default "object". */
+  output?: "object" | "array";
   tracer?: TracerLike;
   onStep?: StepListener;
 }

@@ -17,7 +17,7 @@
 // buildRepairPrompt })`), so it works with any entry of the package; `selfheal/ai` binds it to
 // the entry a runtime resolves. It imports nothing from `ai`: it implements the
 // LanguageModelV4 middleware and callback shapes as the SDK's own .d.ts files declare them.
-import { isStandardSchema, issuePointer, resolveSchema } from "./standard.mjs";
+import { formatIssues, isStandardSchema, issuePointer, resolveSchema } from "./standard.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
 import { sleep } from "./sleep.mjs";
 
@@ -235,11 +235,15 @@ export function createSelfhealAi(selfheal) {
    */
   function repairText(options = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("repairText: options must be an object");
-    const { model, schema, prompt, system, tracer, onStep, ...loopOptions } = options;
+    const { model, schema, prompt, system, tracer, onStep, output = "object", ...loopOptions } = options;
     if (schema === undefined) throw new TypeError("repairText: options.schema is required (the schema given to generateObject)");
+    if (output !== "object" && output !== "array") {
+      throw new TypeError('repairText: options.output must be "object" or "array" (the output given to generateObject)');
+    }
     if (model !== undefined && !isLanguageModel(model)) throw new TypeError("repairText: options.model must be a LanguageModelV4");
     const base = basePrompt(system, prompt);
-    const resolving = resolveAnySchema(schema);
+    // With output "array" the SDK asks for, and reads, `{ "elements": [...] }` of the schema.
+    const resolving = resolveAnySchema(schema).then((r) => (output === "array" ? asElements(r) : r));
     resolving.catch(() => {}); // reported by the first repair that awaits it
     return async ({ text }) => {
       const resolved = await resolving;
@@ -437,6 +441,39 @@ function spannedStream(result, span, done) {
     },
   });
   return { ...result, stream };
+}
+
+/**
+ * A resolved schema as generateObject's array output has it: `{ "elements": [<schema>...] }`,
+ * the element schema's definitions hoisted to the root (as the SDK writes it, so `#/$defs/…`
+ * still resolves), and the library's check run on each element, its issues under
+ * `/elements/<i>`.
+ */
+function asElements(resolved) {
+  const element = resolved.jsonSchema;
+  const { $schema: _dropped, definitions, $defs, ...items } = element === true ? {} : element;
+  const jsonSchema = {
+    ...(definitions !== undefined ? { definitions } : {}),
+    ...($defs !== undefined ? { $defs } : {}),
+    type: "object",
+    properties: { elements: { type: "array", items } },
+    required: ["elements"],
+    additionalProperties: false,
+  };
+  const check = async (value) => {
+    const elements = Array.isArray(value?.elements) ? value.elements : [];
+    const out = [];
+    const issues = [];
+    for (const [i, el] of elements.entries()) {
+      const r = await resolved.check(el);
+      if (r.ok) out.push(r.value);
+      else issues.push(...r.issues.map((issue) => ({ ...issue, path: ["elements", i, ...(Array.isArray(issue?.path) ? Array.from(issue.path) : [])] })));
+    }
+    if (issues.length === 0) return { ok: true, value: { elements: out } };
+    const reason = formatIssues(issues);
+    return { ok: false, issues, reason, outcome: { kind: "rejected", reason } };
+  };
+  return { ...resolved, jsonSchema, check };
 }
 
 /** A model result that calls a tool (a `tool-call` part, or the unified finish reason says so). */

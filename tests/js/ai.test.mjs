@@ -357,6 +357,30 @@ test("repairText with the prompt: a JSON Schema failure is a reask of that promp
   assert.match(reask, /population/);
 });
 
+test("repairText with output \"array\": the SDK's { elements } wrapper is repaired locally, and the library's refinement checked per element", async () => {
+  // Before: the wrapper was parsed against the element schema, so even a trailing comma made
+  // a repair call that could not help.
+  const item = z.object({ sku: z.string(), qty: z.number() }).refine((i) => i.qty > 0, { message: "qty must be positive", path: ["qty"] });
+  const { model } = scripted([
+    textResult('{"elements": [{"sku": "mug", "qty": 2},]}'),
+    textResult('{"elements": [{"sku": "mug", "qty": 0}]}'),
+    textResult('{"elements": [{"sku": "mug", "qty": 1}]}'),
+  ]);
+  let { object } = await generateObject({
+    model, maxRetries: 0, output: "array", schema: item, prompt: "Items?",
+    repairText: repairText({ model, schema: item, output: "array", prompt: "Items?" }),
+  });
+  assert.deepEqual(object, [{ sku: "mug", qty: 2 }]);
+  assert.equal(model.doGenerateCalls.length, 1, "repaired locally");
+  ({ object } = await generateObject({
+    model, maxRetries: 0, output: "array", schema: item, prompt: "Items?",
+    repairText: repairText({ model, schema: item, output: "array", prompt: "Items?" }),
+  }));
+  assert.deepEqual(object, [{ sku: "mug", qty: 1 }]);
+  assert.match(model.doGenerateCalls[2].prompt.at(-1).content[0].text, /- \/elements\/0\/qty: qty must be positive/);
+  assert.throws(() => repairText({ schema: item, output: "enum" }), /options\.output must be "object" or "array"/);
+});
+
 test("repairText without the prompt: a self-contained fix prompt quoting the issues", async () => {
   const span = z.object({ start: z.number(), end: z.number() }).refine((s) => s.end > s.start, { message: "end must be after start", path: ["end"] });
   const { model } = scripted([textResult('{"start": 5, "end": 1}'), textResult('{"start": 1, "end": 5}')]);
