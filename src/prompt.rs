@@ -15,10 +15,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::structured::schema::more_count;
-use crate::structured::{
-    FailureKind, FailureReport, MAX_ISSUES, MAX_MESSAGE_CHARS, MAX_PATH_CHARS,
-};
+use crate::structured::schema::capped;
+use crate::structured::{FailureKind, FailureReport, MAX_MESSAGE_CHARS, MAX_PATH_CHARS};
 use crate::text::{clip, neutralise_tags, one_line};
 
 /// A prompt as the host sends it.
@@ -246,20 +244,15 @@ pub fn build_reask_prompt(previous: &Prompt, correction: Correction<'_>, locale:
     }
 }
 
-/// The issues between their tags, one line each: at most [`MAX_ISSUES`], each path and
+/// The issues between their tags, one line each: at most [`MAX_ISSUES`](crate::structured::MAX_ISSUES), each path and
 /// message on one line, clipped and neutralised (a report from the host may hold anything).
 fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
     out.push_str(ISSUES_OPEN_TAG);
     out.push('\n');
     // At most MAX_ISSUES lines, the last one a count when there are more (a report from the
-    // host may hold any number; one capped by this crate ends in its own count, merged here).
-    let all = report.issues.len();
-    let listed = if all > MAX_ISSUES {
-        MAX_ISSUES - 1
-    } else {
-        all
-    };
-    for issue in report.issues.iter().take(listed) {
+    // host may hold any number), by the rule reports are capped with.
+    let (listed, more) = capped(&report.issues);
+    for issue in listed {
         let path = one_line(&issue.path, MAX_PATH_CHARS);
         let path = if path.is_empty() { t.root } else { &path };
         let message = one_line(&issue.message, MAX_MESSAGE_CHARS);
@@ -268,12 +261,6 @@ fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
         out.push_str(&data(&format!("{path}: {message}")));
         out.push('\n');
     }
-    let unlisted = report.issues.get(listed..).unwrap_or_default();
-    let counted = unlisted
-        .last()
-        .and_then(more_count)
-        .map_or(0, |n| n.saturating_sub(1));
-    let more = unlisted.len().saturating_add(counted);
     if more > 0 {
         out.push_str(&format!("- {}: {more} {}\n", t.root, t.more_issues));
     }

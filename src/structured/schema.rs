@@ -370,9 +370,8 @@ fn capped_issues(mut errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureI
     let mut issues: Vec<FailureIssue> = errors.by_ref().take(MAX_ISSUES).collect();
     let rest = errors.count();
     if rest > 0 {
-        // The last one listed makes way for the count.
-        issues.truncate(MAX_ISSUES - 1);
-        issues.push(more_issues(rest + 1));
+        issues.push(more_issues(rest));
+        cap_issues(&mut issues);
     }
     issues
 }
@@ -380,25 +379,33 @@ fn capped_issues(mut errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureI
 /// Hold a report to [`MAX_ISSUES`] issues and one counting the rest, also after two reports
 /// were merged (a syntax or cut-off issue before a capped schema report).
 pub(crate) fn cap_issues(issues: &mut Vec<FailureIssue>) {
-    if issues.len() <= MAX_ISSUES {
-        return;
+    let (listed, more) = capped(issues);
+    let listed = listed.len();
+    if more > 0 {
+        issues.truncate(listed);
+        issues.push(more_issues(more));
     }
-    // A count already at the end (a report capped before the merge) stands for its issues.
-    let counted = match issues.last().and_then(more_count) {
-        Some(n) => {
-            issues.pop();
-            n
-        }
-        None => 0,
-    };
-    let listed = MAX_ISSUES - 1;
-    let more = counted.saturating_add(issues.len().saturating_sub(listed));
-    issues.truncate(listed);
-    issues.push(more_issues(more));
+}
+
+/// How `issues` fit in [`MAX_ISSUES`]: all of them and 0, or the first `MAX_ISSUES - 1` and how
+/// many more there are (a count already at the end, from a report capped before, stands for the
+/// issues it counts). The one rule for reports and for the prompts that quote them.
+pub(crate) fn capped(issues: &[FailureIssue]) -> (&[FailureIssue], usize) {
+    if issues.len() <= MAX_ISSUES {
+        return (issues, 0);
+    }
+    let (listed, rest) = issues
+        .split_at_checked(MAX_ISSUES - 1)
+        .unwrap_or((issues, &[]));
+    let counted = rest
+        .last()
+        .and_then(more_count)
+        .map_or(0, |n| n.saturating_sub(1));
+    (listed, rest.len().saturating_add(counted))
 }
 
 /// The count of a [`more_issues`] issue.
-pub(crate) fn more_count(issue: &FailureIssue) -> Option<usize> {
+fn more_count(issue: &FailureIssue) -> Option<usize> {
     if !issue.path.is_empty() {
         return None;
     }
