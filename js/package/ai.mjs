@@ -243,11 +243,14 @@ export function createSelfhealAi(selfheal) {
     if (model !== undefined && !isLanguageModel(model)) throw new TypeError("repairText: options.model must be a LanguageModelV4");
     const base = basePrompt(system, prompt);
     // With output "array" the SDK asks for, and reads, `{ "elements": [...] }` of the schema.
-    const resolving = resolveAnySchema(schema).then((r) => (output === "array" ? asElements(r) : r));
+    const resolving = resolveAnySchema(schema).then((r) => {
+      const request = requestSchemaOf(schema, r);
+      return output === "array" ? { ...asElements(r), request: elementsOf(request, "http://json-schema.org/draft-07/schema#") } : { ...r, request };
+    });
     resolving.catch(() => {}); // reported by the first repair that awaits it
     return async ({ text }) => {
       const resolved = await resolving;
-      const responseFormat = { type: "json", ...(resolved.jsonSchema === true ? {} : { schema: resolved.jsonSchema }) };
+      const responseFormat = { type: "json", ...(resolved.request === true ? {} : { schema: resolved.request }) };
       // With the caller's prompt, every repair is a reask of it (as documented); without it, a
       // self-contained fix prompt (rewrite below).
       const loop = new RepairLoop({ mode: base === null ? "fix" : "reask", ...loopOptions, prompt: base ?? { system: "", user: "" }, schema: resolved.jsonSchema });
@@ -449,10 +452,12 @@ function spannedStream(result, span, done) {
  * still resolves), and the library's check run on each element, its issues under
  * `/elements/<i>`.
  */
-function asElements(resolved) {
-  const element = resolved.jsonSchema;
+/** The SDK's `{ elements }` wrapper of an element schema (Output.array, generateObject's
+ * `output: "array"`), with `$schema` written as the SDK's request writes it, or left out. */
+function elementsOf(element, $schema) {
   const { $schema: _dropped, definitions, $defs, ...items } = element === true ? {} : element;
-  const jsonSchema = {
+  return {
+    ...($schema !== undefined ? { $schema } : {}),
     ...(definitions !== undefined ? { definitions } : {}),
     ...($defs !== undefined ? { $defs } : {}),
     type: "object",
@@ -460,6 +465,51 @@ function asElements(resolved) {
     required: ["elements"],
     additionalProperties: false,
   };
+}
+
+/**
+ * The JSON Schema the SDK's own call sends for `schema` (provider-utils' `asSchema`): a
+ * Standard Schema's draft-07 input schema with `additionalProperties: false` on every object
+ * that does not say what its extra keys may be, which OpenAI's strict mode asks for. The
+ * repair call sends it too, so a provider that took the first call takes the repair; the loop
+ * itself checks against the library's own schema (`resolved.jsonSchema`), which is no stricter
+ * than what the library's validate accepts. An AI SDK `jsonSchema()` or a plain JSON Schema is
+ * sent as it is, as the SDK sends it.
+ */
+function requestSchemaOf(schema, resolved) {
+  if (!resolved.standard) return resolved.jsonSchema;
+  let json = resolved.jsonSchema;
+  try {
+    const converted = schema["~standard"].jsonSchema?.input({ target: "draft-07" });
+    if (converted !== null && typeof converted === "object") json = converted;
+  } catch {
+    // The library could not write draft-07: the schema it gave for the loop.
+  }
+  return closedObjects(json);
+}
+
+/** provider-utils' addAdditionalPropertiesToJsonSchema, without changing its argument: the
+ * same places visited (properties, items, anyOf, allOf, oneOf, definitions). */
+function closedObjects(s) {
+  if (s === null || typeof s !== "object" || Array.isArray(s)) return s;
+  const out = { ...s };
+  if (out.type === "object" || (Array.isArray(out.type) && out.type.includes("object"))) {
+    const extra = out.additionalProperties;
+    out.additionalProperties = extra != null && typeof extra !== "boolean" ? closedObjects(extra) : false;
+    if (out.properties != null) out.properties = mapValues(out.properties, closedObjects);
+  }
+  if (out.items != null) out.items = Array.isArray(out.items) ? out.items.map(closedObjects) : closedObjects(out.items);
+  for (const key of ["anyOf", "allOf", "oneOf"]) if (Array.isArray(out[key])) out[key] = out[key].map(closedObjects);
+  if (out.definitions != null) out.definitions = mapValues(out.definitions, closedObjects);
+  return out;
+}
+
+function mapValues(object, f) {
+  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, f(v)]));
+}
+
+function asElements(resolved) {
+  const jsonSchema = elementsOf(resolved.jsonSchema);
   const check = async (value) => {
     const elements = Array.isArray(value?.elements) ? value.elements : [];
     const out = [];

@@ -464,3 +464,27 @@ test("createSelfhealAi and the middleware check what they are given", () => {
   assert.equal(typeof m.wrapGenerate, "function");
   assert.equal(typeof m.wrapStream, "function");
 });
+
+test("repairText: the repair call's responseFormat is the schema the SDK's own call sent (additionalProperties: false, as OpenAI's strict mode asks)", async () => {
+  // Before: the repair call sent the library's input JSON Schema, whose objects leave
+  // additionalProperties out; OpenAI's strict structured outputs refuse such a schema.
+  const order = z.object({
+    id: z.string(),
+    lines: z.array(z.object({ sku: z.string(), qty: z.number() })),
+    ship: z.union([z.object({ kind: z.literal("post"), zip: z.string() }), z.object({ kind: z.literal("pickup") })]),
+    meta: z.record(z.string(), z.object({ note: z.string() })),
+  });
+  for (const output of ["object", "array"]) {
+    const bad = output === "array" ? '{"elements": [{"id": 1}]}' : '{"id": 1}';
+    const good = output === "array" ? '{"elements": []}' : '{"id": "a", "lines": [], "ship": {"kind": "pickup"}, "meta": {}}';
+    const { model } = scripted([textResult(bad), textResult(good)]);
+    await generateObject({
+      model, maxRetries: 0, output, schema: order, prompt: "Order?",
+      repairText: repairText({ model, schema: order, output, prompt: "Order?" }),
+    });
+    assert.equal(model.doGenerateCalls.length, 2, `${output}: one repair call`);
+    const [sdk, repair] = model.doGenerateCalls.map((c) => c.responseFormat);
+    assert.equal(repair.type, "json");
+    assert.deepEqual(repair.schema, sdk.schema, `${output}: the repair call sends what generateObject sent`);
+  }
+});

@@ -130,6 +130,20 @@ test("generateObject + repairText with a Zod .refine(): one reask through the pr
   });
 });
 
+test("OpenAI strict structured outputs: repairText's repair call is accepted as generateObject's own call was", async () => {
+  // Before: the repair call sent the library's input JSON Schema, whose objects leave out
+  // additionalProperties, and OpenAI (strictJsonSchema defaults to true) answered it with a 400.
+  const order = z.object({ id: z.string(), lines: z.array(z.object({ sku: z.string(), qty: z.number() })) });
+  const good = { id: "A1", lines: [{ sku: "mug", qty: 2 }] };
+  await withMock([{ kind: "schema-mismatch", value: { id: 7, lines: [] } }, { kind: "valid", value: good }], async (mock) => {
+    const prompt = "The order, please.";
+    const { object } = await generateObject({ model: openaiModel(mock), maxRetries: 0, schema: order, prompt, repairText: repairText({ model: openaiModel(mock), schema: order, prompt }) });
+    assert.deepEqual(object, good);
+    assert.deepEqual(mock.requests.map((r) => r.kind), ["schema-mismatch", "valid"]);
+    assert.equal(mock.requests[1].body.response_format.json_schema.strict, true);
+  });
+});
+
 const weatherTools = () => ({
   get_weather: tool({ description: "Current weather in a city", inputSchema: z.object({ city: z.string() }) }),
 });

@@ -369,6 +369,32 @@ test("unknown routes and methods get a 404 in the provider's shape and consume n
   });
 });
 
+test("openai strict structured outputs: a schema OpenAI would refuse gets its 400 and consumes no step", async () => {
+  const format = (schema, strict = true) => ({ type: "json_schema", json_schema: { name: "response", strict, schema } });
+  const closed = { type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false };
+  const open = { type: "object", properties: { a: { type: "string" } }, required: ["a"] };
+  const partial = { ...closed, properties: { a: { type: "string" }, b: { type: "number" } } };
+  const nested = { ...closed, properties: { a: { type: "array", items: open } } };
+  await withMock({ script: ["valid", "valid", "valid"] }, async (mock) => {
+    const post = async (response_format) => {
+      const r = await fetch(mock.openaiBaseURL + "/chat/completions", { method: "POST", body: JSON.stringify({ ...OPENAI_BODY, response_format }) });
+      return { status: r.status, body: await r.json() };
+    };
+    const refused = await post(format(open));
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.body.error, {
+      message: "Invalid schema for response_format 'response': In context=(), 'additionalProperties' is required to be supplied and to be false.",
+      type: "invalid_request_error", param: "response_format", code: null,
+    });
+    assert.match((await post(format(partial))).body.error.message, /In context=\(\), 'required' is required .* Missing 'b'\./);
+    assert.match((await post(format(nested))).body.error.message, /In context=\('properties', 'a', 'items'\), 'additionalProperties'/);
+    assert.equal((await post(format(closed))).status, 200);
+    assert.equal((await post(format(open, false))).status, 200, "not strict: not checked");
+    assert.equal((await post({ type: "json_object" })).status, 200);
+    assert.deepEqual(mock.requests.map((r) => r.kind), ["invalid-schema", "invalid-schema", "invalid-schema", "valid", "valid", "valid"]);
+  });
+});
+
 // ---------- bounds ----------
 
 test("it listens on 127.0.0.1 only", async () => {

@@ -67,11 +67,15 @@
 // truncated, stream-cut) is sent in deltas of 16 code points; `chunkDelayMs` waits that long
 // before each delta (a slow stream, so a client's abort is seen mid-way). The request record then
 // has `chunksSent` (deltas written) and `disconnected` (the client went away before the end).
+// OpenAI's strict structured outputs are checked as the real API checks them: a request whose
+// `response_format` is a `json_schema` with `strict: true` and an object schema that does not
+// set `additionalProperties: false`, or does not list every property in `required`, gets
+// OpenAI's 400 invalid_request_error (param "response_format") and consumes no step.
 // Every response carries `request-id` (Anthropic) or `x-request-id` (OpenAI);
 // Anthropic errors on 429 and 5xx carry `x-should-retry: true`, as the real API does.
 // The request record: { n, method, path, query, headers (lower-case), body
 // (parsed JSON, or the raw text), api ("anthropic" | "openai" | null), stream,
-// kind (the step kind served, or "not-found" / "bad-body" / "exhausted"),
+// kind (the step kind served, or "not-found" / "bad-body" / "invalid-schema" / "exhausted"),
 // step, userText (every user turn's text), systemText, at (Date.now()) }.
 //
 // Bounds: it listens on 127.0.0.1 only, serves at most `maxRequests`
@@ -173,6 +177,50 @@ function anthropicErrorBody(type, message) {
 }
 function openaiErrorBody(message, type, code, param = null) {
   return { error: { message, type, param, code } };
+}
+
+/**
+ * Why OpenAI's strict mode refuses a `response_format`, or null: every object schema must set
+ * `additionalProperties: false` and list all its properties in `required` (OpenAI's
+ * "Supported schemas"). `context` is the path, written as the API writes it.
+ */
+export function strictSchemaError(format) {
+  if (format?.type !== "json_schema" || format.json_schema?.strict !== true) return null;
+  const name = format.json_schema.name ?? "response";
+  const problem = (schema, context) => {
+    if (schema === null || typeof schema !== "object") return null;
+    if (Array.isArray(schema)) {
+      for (const [i, s] of schema.entries()) {
+        const p = problem(s, [...context, String(i)]);
+        if (p) return p;
+      }
+      return null;
+    }
+    const isObject = schema.type === "object" || (Array.isArray(schema.type) && schema.type.includes("object"));
+    const where = `In context=(${context.map((c) => `'${c}'`).join(", ")}${context.length === 1 ? "," : ""})`;
+    if (isObject && schema.additionalProperties !== false) {
+      return `${where}, 'additionalProperties' is required to be supplied and to be false.`;
+    }
+    const keys = Object.keys(schema.properties ?? {});
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const missing = keys.find((k) => !required.includes(k));
+    if (isObject && missing !== undefined) {
+      return `${where}, 'required' is required to be supplied and to be an array including every key in properties. Missing '${missing}'.`;
+    }
+    for (const key of ["properties", "$defs", "definitions"]) {
+      for (const [k, s] of Object.entries(schema[key] ?? {})) {
+        const p = problem(s, [...context, key, k]);
+        if (p) return p;
+      }
+    }
+    for (const key of ["items", "anyOf", "allOf", "oneOf"]) {
+      const p = problem(schema[key], [...context, key]);
+      if (p) return p;
+    }
+    return null;
+  };
+  const p = problem(format.json_schema.schema, []);
+  return p === null ? null : `Invalid schema for response_format '${name}': ${p}`;
 }
 
 /** Reply text and stop flag for the content kinds. */
@@ -406,6 +454,14 @@ export async function startMockLlm({
       sendJson(res, 400, api === "anthropic"
         ? anthropicErrorBody("invalid_request_error", message)
         : openaiErrorBody(message, "invalid_request_error", null), headersFor(api, {}));
+      return finish();
+    }
+
+    const invalidSchema = api === "openai" ? strictSchemaError(body.response_format) : null;
+    if (invalidSchema !== null) {
+      record.kind = "invalid-schema";
+      onRequest?.(record);
+      sendJson(res, 400, openaiErrorBody(invalidSchema, "invalid_request_error", null, "response_format"), headersFor(api, {}));
       return finish();
     }
 
