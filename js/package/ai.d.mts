@@ -32,6 +32,13 @@ export interface SelfhealMiddlewareOptions extends LoopSettings {
   tracer?: TracerLike;
   /** Repair JSON responses (responseFormat json: generateObject, Output.object). Default true. */
   structured?: boolean;
+  /**
+   * Streamed structured output (streamText with Output.object). "pass" (default): the stream
+   * reaches the caller as the provider sends it, not repaired. "buffer": each stream is read
+   * whole first and repaired (locally, else reasked) like a generated one, then sent on as one
+   * text block: the output is healed, but partial output arrives only at the end.
+   */
+  structuredStreams?: "pass" | "buffer";
   onStep?: StepListener;
   /** Where the one-time "both retry" warning goes (default console.warn). */
   warn?: (message: string) => void;

@@ -3,7 +3,8 @@
 //   selfhealMiddleware(options)  for wrapLanguageModel: selfheal's classification, per-class
 //                                budgets, backoff, retry-after, deadline, circuit breaker and
 //                                retry budget on doGenerate and doStream; structured output
-//                                (responseFormat json) repaired locally, then reasked
+//                                (responseFormat json) repaired locally, then reasked; a
+//                                streamed one too with structuredStreams: "buffer"
 //   repairText(options)          generateObject's `repairText`: local repair and schema-aligned
 //                                parsing first, then one repair call carrying the issues
 //   repairToolCall(options)      `repairToolCall` of generateText / streamText: arguments
@@ -31,7 +32,7 @@ const UNIFIED_STOP = new Map([
 ]);
 
 /** Host keys of selfhealMiddleware's options; everything else goes to the RepairLoop. */
-const MIDDLEWARE_KEYS = new Set(["breaker", "retryBudget", "tracer", "structured", "onStep", "warn", "system"]);
+const MIDDLEWARE_KEYS = new Set(["breaker", "retryBudget", "tracer", "structured", "structuredStreams", "onStep", "warn", "system"]);
 
 /** The error selfheal throws when it stops a call that has no error of its own to throw. */
 export class SelfhealError extends Error {
@@ -65,7 +66,10 @@ export function createSelfhealAi(selfheal) {
 
   function selfhealMiddleware(options = {}) {
     if (options === null || typeof options !== "object") throw new TypeError("selfhealMiddleware: options must be an object");
-    const { breaker, retryBudget, tracer, structured = true, onStep, warn = defaultWarn, system } = options;
+    const { breaker, retryBudget, tracer, structured = true, structuredStreams = "pass", onStep, warn = defaultWarn, system } = options;
+    if (structuredStreams !== "pass" && structuredStreams !== "buffer") {
+      throw new TypeError(`selfhealMiddleware: options.structuredStreams must be "pass" or "buffer", got ${typeof structuredStreams === "string" ? JSON.stringify(structuredStreams) : typeof structuredStreams}`);
+    }
     const loopOptions = {};
     for (const [k, v] of Object.entries(options)) if (!MIDDLEWARE_KEYS.has(k)) loopOptions[k] = v;
     if (tracer !== undefined && !isTracer(tracer)) throw new TypeError("selfhealMiddleware: options.tracer must be an @opentelemetry/api Tracer");
@@ -91,12 +95,16 @@ export function createSelfhealAi(selfheal) {
         throw previous;
       }
       const responseFormat = params?.responseFormat;
-      const repairing = structured && kind === "generate" && responseFormat?.type === "json";
+      // A streamed JSON response is repaired only when it is held back whole ("buffer"): the
+      // deltas of a passed-through stream have already reached the caller.
+      const buffered = kind === "stream" && structuredStreams === "buffer";
+      const repairing = structured && (kind === "generate" || buffered) && responseFormat?.type === "json";
+      const open = (doStream) => (repairing ? collectStream(doStream) : openStream(doStream));
       const loop = new RepairLoop(loopFor(loopOptions, repairing ? (responseFormat.schema ?? true) : null), ...shared);
       const signal = params?.abortSignal;
       const spanBase = { system: system ?? providerName(model), model: model?.modelId };
       let callParams = params;
-      let call = firstCall;
+      let call = kind === "generate" ? firstCall : () => open(firstCall);
       let attempt = 1;
       let loopUser = "";
       let lastError = null;
@@ -140,9 +148,9 @@ export function createSelfhealAi(selfheal) {
               const done = syntheticDone(attempt);
               onStep?.({ kind: "reply" }, done);
               // A stream's span ends with the stream, when its usage and model are known.
-              if (kind === "stream" && span) return spannedStream(result, span, done);
+              if (kind === "stream" && !repairing && span) return spannedStream(result, span, done);
               span?.instruction(done);
-              return withUsage(result, used);
+              return repairing && kind === "stream" ? replayed(withUsage(result, used)) : withUsage(result, used);
             }
             outcome = replyOutcome(result);
           }
@@ -150,10 +158,14 @@ export function createSelfhealAi(selfheal) {
           onStep?.(outcome, step);
           span?.instruction(step);
           switch (step.type) {
-            case "done":
-              return withUsage(step.source === "first-pass" ? result : withStructuredText(result, step.text), used);
+            case "done": {
+              const accepted = withUsage(result, used);
+              if (kind === "stream") return replayed(accepted, step.source === "first-pass" ? undefined : step.text);
+              return step.source === "first-pass" ? accepted : withStructuredText(accepted, step.text);
+            }
             case "degrade":
-              if (result !== undefined) return withUsage(result, used); // a reply that stayed invalid: the SDK reports it
+              // A reply that stayed invalid: the SDK reports it.
+              if (result !== undefined) return kind === "stream" ? replayed(withUsage(result, used)) : withUsage(result, used);
               throw giveUp(step, lastError);
             case "wait-for-backoff":
             case "send-repair-prompt": {
@@ -164,9 +176,9 @@ export function createSelfhealAi(selfheal) {
                 loopUser = step.prompt.user;
               }
               const sending = callParams;
-              call = sending === params ? firstCall : kind === "generate"
-                ? () => model.doGenerate(sending)
-                : () => openStream(() => model.doStream(sending));
+              call = kind === "generate"
+                ? (sending === params ? firstCall : () => model.doGenerate(sending))
+                : () => open(sending === params ? firstCall : () => model.doStream(sending));
               attempt = step.attempt;
               break;
             }
@@ -182,7 +194,7 @@ export function createSelfhealAi(selfheal) {
     return {
       specificationVersion: "v4",
       wrapGenerate: ({ doGenerate, params, model }) => run("generate", doGenerate, params, model),
-      wrapStream: ({ doStream, params, model }) => run("stream", () => openStream(doStream), params, model),
+      wrapStream: ({ doStream, params, model }) => run("stream", doStream, params, model),
     };
   }
 
@@ -691,6 +703,74 @@ async function openStream(doStream) {
     },
   });
   return { ...result, stream };
+}
+
+/**
+ * A stream read to its end (structuredStreams "buffer"), as a generate result the loop can
+ * judge: its text, finish reason, usage and model, and every part kept for [`replayed`]. An
+ * error part, or a read that fails, throws: nothing has reached the caller, so it may be retried.
+ */
+async function collectStream(doStream) {
+  const result = await doStream();
+  const reader = result.stream.getReader();
+  const parts = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value?.type === "error") throw value.error;
+      parts.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  }
+  const { stream: _read, ...rest } = result;
+  const text = parts.filter((p) => p?.type === "text-delta").map((p) => p.delta).join("");
+  const finish = parts.findLast((p) => p?.type === "finish");
+  const meta = parts.find((p) => p?.type === "response-metadata");
+  return {
+    ...rest,
+    parts,
+    content: [...(text.length > 0 ? [{ type: "text", text }] : []), ...parts.filter((p) => p?.type === "tool-call")],
+    finishReason: finish?.finishReason,
+    usage: finish?.usage,
+    response: { ...rest.response, ...(meta?.modelId !== undefined ? { modelId: meta.modelId } : {}) },
+  };
+}
+
+/**
+ * A collected stream sent on to the SDK: its parts as they came, the finish part carrying
+ * `usage` (the run's sum), and with `text` the text parts replaced by one text block holding it
+ * (the JSON selfheal accepted, where the first text block began).
+ */
+function replayed(collected, text) {
+  const { parts, content: _content, finishReason: _finish, usage, ...rest } = collected;
+  const out = [];
+  let placed = text === undefined;
+  const place = (id) => {
+    placed = true;
+    out.push({ type: "text-start", id }, { type: "text-delta", id, delta: text }, { type: "text-end", id });
+  };
+  for (const part of parts) {
+    const type = part?.type;
+    if (text !== undefined && (type === "text-start" || type === "text-delta" || type === "text-end")) {
+      if (!placed) place(part.id ?? "0");
+    } else if (type === "finish") {
+      if (!placed) place("0");
+      out.push({ ...part, usage });
+    } else out.push(part);
+  }
+  if (!placed) place("0");
+  return {
+    ...rest,
+    stream: new ReadableStream({
+      start(controller) {
+        for (const part of out) controller.enqueue(part);
+        controller.close();
+      },
+    }),
+  };
 }
 
 function abortError(signal) {

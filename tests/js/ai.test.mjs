@@ -488,3 +488,69 @@ test("repairText: the repair call's responseFormat is the schema the SDK's own c
     assert.deepEqual(repair.schema, sdk.schema, `${output}: the repair call sends what generateObject sent`);
   }
 });
+
+/** A mock model answering each doStream with the next script item (an Error is thrown). */
+function scriptedStreams(script) {
+  return new MockLanguageModelV4({
+    provider: "anthropic.messages",
+    modelId: "claude-mock-1",
+    doStream: async () => {
+      assert.ok(script.length > 0, "the model was called more often than the test expected");
+      const next = script.shift();
+      if (next instanceof Error) throw next;
+      return next;
+    },
+  });
+}
+
+test("structuredStreams \"buffer\": streamText with Output.object is healed: repaired locally, or reasked with the issues", async () => {
+  // Before (and still with the default "pass"): a streamed JSON reply reached the caller as
+  // sent, so a trailing comma made `output` throw.
+  const middleware = selfhealMiddleware({ ...FAST, structuredStreams: "buffer" });
+  let model = scriptedStreams([streamOf(textParts('Sure:\n```json\n{"city": "Paris",}\n```'))]);
+  let result = streamText({ model: wrapLanguageModel({ model, middleware }), maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "x" });
+  assert.deepEqual(await result.output, { city: "Paris" });
+  assert.equal(model.doStreamCalls.length, 1, "repaired locally");
+
+  const steps = [];
+  model = scriptedStreams([streamOf(textParts('{"city": 75}')), streamOf(textParts('{"city": "Paris", "population": 2102650}'))]);
+  const reasking = selfhealMiddleware({ ...FAST, structuredStreams: "buffer", onStep: (_, s) => steps.push(s.type) });
+  result = streamText({ model: wrapLanguageModel({ model, middleware: reasking }), maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where is the Eiffel Tower?" });
+  const partials = [];
+  for await (const partial of result.partialOutputStream) partials.push(partial);
+  assert.deepEqual(await result.output, { city: "Paris", population: 2102650 });
+  assert.deepEqual(partials.at(-1), { city: "Paris", population: 2102650 }, "no partial of the rejected reply reached the caller");
+  assert.ok(partials.every((p) => typeof p.city !== "number"));
+  assert.deepEqual(steps, ["send-repair-prompt", "done"]);
+  assert.equal(model.doStreamCalls.length, 2);
+  const [, assistant, correction] = model.doStreamCalls[1].prompt;
+  assert.equal(assistant.content[0].text, '{"city": 75}');
+  assert.match(correction.content[0].text, /\/city: 75 is not of type "string"/);
+  assert.equal((await result.usage).inputTokens, 20, "the finish part reports the usage of both calls");
+});
+
+test("structuredStreams \"buffer\": an error part after text is retried (nothing had reached the caller); a tool call passes as sent; bad values are refused", async () => {
+  const overloaded = { type: "error", error: { type: "overloaded_error", message: "Overloaded" } };
+  const model = scriptedStreams([
+    streamOf([...textParts('{"city": "Pa').slice(0, -1), overloaded]),
+    streamOf(textParts('{"city": "Paris"}')),
+  ]);
+  const middleware = selfhealMiddleware({ ...FAST, structuredStreams: "buffer" });
+  const result = streamText({ model: wrapLanguageModel({ model, middleware }), maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "x" });
+  assert.deepEqual(await result.output, { city: "Paris" });
+  assert.equal(await result.text, '{"city": "Paris"}');
+  assert.equal(model.doStreamCalls.length, 2);
+
+  const toolParts = [
+    { type: "stream-start", warnings: [] },
+    { type: "tool-call", toolCallId: "c1", toolName: "get_weather", input: '{"city": "Paris"}' },
+    { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage() },
+  ];
+  const tools = { get_weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` }) };
+  const agent = scriptedStreams([streamOf(toolParts), streamOf(textParts('{"city": "Paris"}'))]);
+  const run = streamText({ model: wrapLanguageModel({ model: agent, middleware }), maxRetries: 0, tools, stopWhen: stepCountIs(3), output: Output.object({ schema: CITY }), prompt: "x" });
+  assert.deepEqual(await run.output, { city: "Paris" });
+  assert.deepEqual((await run.steps)[0].toolResults.map((r) => r.output), ["sunny in Paris"]);
+
+  assert.throws(() => selfhealMiddleware({ structuredStreams: true }), /options\.structuredStreams must be "pass" or "buffer", got boolean/);
+});

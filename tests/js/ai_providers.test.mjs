@@ -91,6 +91,18 @@ test("OpenAI: 503 overloaded then trailing commas, streamed and not", async () =
   });
 });
 
+test("structuredStreams \"buffer\" through both providers: a stream that fails after its first text is retried, a streamed schema mismatch reasked, trailing commas repaired", async () => {
+  for (const [name, make] of [["anthropic", anthropicModel], ["openai", openaiModel]]) {
+    await withMock(["stream-overloaded", "schema-mismatch", "trailing-commas"], async (mock) => {
+      const model = wrapLanguageModel({ model: make(mock), middleware: selfhealMiddleware({ ...FAST, structuredStreams: "buffer" }) });
+      const result = streamText({ model, maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where is the Eiffel Tower?" });
+      assert.deepEqual(await result.output, { city: "Paris", population: 2102650 }, name);
+      assert.deepEqual(mock.requests.map((r) => [r.kind, r.stream]), [["stream-overloaded", true], ["schema-mismatch", true], ["trailing-commas", true]], name);
+      assert.match(mock.requests[2].userText, /\/city: 75 is not of type "string"/, name);
+    });
+  }
+});
+
 test("Anthropic stream: an overloaded error event before any text is retried", async () => {
   await withMock([{ kind: "stream-overloaded", text: "" }, "valid"], async (mock) => {
     const model = wrapLanguageModel({ model: anthropicModel(mock), middleware: selfhealMiddleware(FAST) });
