@@ -99,12 +99,12 @@ export function createSelfhealAi(selfheal) {
       // deltas of a passed-through stream have already reached the caller.
       const buffered = kind === "stream" && structuredStreams === "buffer";
       const repairing = structured && (kind === "generate" || buffered) && responseFormat?.type === "json";
-      const open = (doStream) => (repairing ? collectStream(doStream) : openStream(doStream));
+      const open = (doStream, sent) => (repairing ? collectStream(doStream, loop, sent.prompt) : openStream(doStream));
       const loop = new RepairLoop(loopFor(loopOptions, repairing ? (responseFormat.schema ?? true) : null), ...shared);
       const signal = params?.abortSignal;
       const spanBase = { system: system ?? providerName(model), model: model?.modelId };
       let callParams = params;
-      let call = kind === "generate" ? firstCall : () => open(firstCall);
+      let call = kind === "generate" ? firstCall : () => open(firstCall, params);
       let attempt = 1;
       let loopUser = "";
       let lastError = null;
@@ -152,7 +152,8 @@ export function createSelfhealAi(selfheal) {
               span?.instruction(done);
               return repairing && kind === "stream" ? replayed(withUsage(result, used)) : withUsage(result, used);
             }
-            outcome = replyOutcome(result);
+            // Cut at its first violation: the pushed text is the reply (SPEC section 8).
+            outcome = result.cut ? { kind: "reply", stopReason: "aborted" } : replyOutcome(result);
           }
           const step = loop.next(outcome);
           onStep?.(outcome, step);
@@ -178,7 +179,7 @@ export function createSelfhealAi(selfheal) {
               const sending = callParams;
               call = kind === "generate"
                 ? (sending === params ? firstCall : () => model.doGenerate(sending))
-                : () => open(sending === params ? firstCall : () => model.doStream(sending));
+                : () => open(sending === params ? firstCall : () => model.doStream(sending), sending);
               attempt = step.attempt;
               break;
             }
@@ -706,25 +707,56 @@ async function openStream(doStream) {
 }
 
 /**
- * A stream read to its end (structuredStreams "buffer"), as a generate result the loop can
- * judge: its text, finish reason, usage and model, and every part kept for [`replayed`]. An
+ * The usage of a stream cut before its finish part, which the provider never sent: estimated at
+ * 4 characters a token, as heal's adapters estimate a cut reply (the prompt's text parts in, the
+ * text received out).
+ */
+function estimatedUsage(prompt, text) {
+  let chars = 0;
+  for (const message of Array.isArray(prompt) ? prompt : []) {
+    const content = message?.content;
+    if (typeof content === "string") chars += content.length;
+    else if (Array.isArray(content)) for (const part of content) if (typeof part?.text === "string") chars += part.text.length;
+  }
+  const output = Math.ceil(text.length / 4);
+  return {
+    inputTokens: { total: Math.ceil(chars / 4), noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+    outputTokens: { total: output, text: output, reasoning: undefined },
+  };
+}
+
+/**
+ * A stream read whole (structuredStreams "buffer"), as a generate result the loop can judge:
+ * its text, finish reason, usage and model, and every part kept for [`replayed`]. Each text
+ * delta goes to `loop.push`; at the first violation no continuation can fix (or past
+ * maxReplyChars) the stream is cancelled, which ends the request, and the result is `cut`, its
+ * usage estimated. An
  * error part, or a read that fails, throws: nothing has reached the caller, so it may be retried.
  */
-async function collectStream(doStream) {
+async function collectStream(doStream, loop, prompt) {
   const result = await doStream();
   const reader = result.stream.getReader();
   const parts = [];
+  let cut = false;
   try {
-    for (;;) {
+    while (!cut) {
       const { done, value } = await reader.read();
       if (done) break;
       if (value?.type === "error") throw value.error;
       parts.push(value);
+      if (value?.type !== "text-delta" || typeof value.delta !== "string" || value.delta === "") continue;
+      try {
+        cut = loop.push(value.delta).violation !== null;
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        cut = true; // nothing was added; the loop degrades the reply as too long
+      }
     }
   } catch (error) {
     reader.cancel().catch(() => {});
     throw error;
   }
+  if (cut) reader.cancel().catch(() => {});
   const { stream: _read, ...rest } = result;
   const text = parts.filter((p) => p?.type === "text-delta").map((p) => p.delta).join("");
   const finish = parts.findLast((p) => p?.type === "finish");
@@ -732,20 +764,22 @@ async function collectStream(doStream) {
   return {
     ...rest,
     parts,
+    cut,
     content: [...(text.length > 0 ? [{ type: "text", text }] : []), ...parts.filter((p) => p?.type === "tool-call")],
-    finishReason: finish?.finishReason,
-    usage: finish?.usage,
+    finishReason: finish?.finishReason ?? { unified: "other", raw: "aborted" },
+    usage: finish?.usage ?? estimatedUsage(prompt, text),
     response: { ...rest.response, ...(meta?.modelId !== undefined ? { modelId: meta.modelId } : {}) },
   };
 }
 
 /**
  * A collected stream sent on to the SDK: its parts as they came, the finish part carrying
- * `usage` (the run's sum), and with `text` the text parts replaced by one text block holding it
- * (the JSON selfheal accepted, where the first text block began).
+ * `usage` (the run's sum; one is added to a cut stream), and with `text` the text parts replaced
+ * by one text block holding it (the JSON selfheal accepted, where the first text block began).
  */
 function replayed(collected, text) {
-  const { parts, content: _content, finishReason: _finish, usage, ...rest } = collected;
+  const { parts: received, cut: _cut, content: _content, finishReason, usage, ...rest } = collected;
+  const parts = received.some((p) => p?.type === "finish") ? received : [...received, { type: "finish", finishReason }];
   const out = [];
   let placed = text === undefined;
   const place = (id) => {

@@ -526,7 +526,10 @@ test("structuredStreams \"buffer\": streamText with Output.object is healed: rep
   const [, assistant, correction] = model.doStreamCalls[1].prompt;
   assert.equal(assistant.content[0].text, '{"city": 75}');
   assert.match(correction.content[0].text, /\/city: 75 is not of type "string"/);
-  assert.equal((await result.usage).inputTokens, 20, "the finish part reports the usage of both calls");
+  // The first stream was cut at `75}` (its finish part never read): its usage is estimated at
+  // 4 characters a token, the prompt's 26 in (7) and the 12 received out (3).
+  const total = await result.usage;
+  assert.deepEqual([total.inputTokens, total.outputTokens], [7 + 10, 3 + 5], "the finish part reports the usage of both calls");
 });
 
 test("structuredStreams \"buffer\": an error part after text is retried (nothing had reached the caller); a tool call passes as sent; bad values are refused", async () => {
@@ -553,4 +556,23 @@ test("structuredStreams \"buffer\": an error part after text is retried (nothing
   assert.deepEqual((await run.steps)[0].toolResults.map((r) => r.output), ["sunny in Paris"]);
 
   assert.throws(() => selfhealMiddleware({ structuredStreams: true }), /options\.structuredStreams must be "pass" or "buffer", got boolean/);
+});
+
+test("structuredStreams \"buffer\": a stream is cut at its first violation (the rest never read) and reasked with the partial reply and the issue", async () => {
+  const bad = textParts('{"city": 75, "population": 2102650, "note": "' + "x".repeat(400) + '"}');
+  let read = 0;
+  const counted = streamOf(bad);
+  const reader = counted.stream.getReader();
+  const watched = { stream: new ReadableStream({ async pull(c) { const r = await reader.read(); if (r.done) c.close(); else { read += 1; c.enqueue(r.value); } }, cancel: (why) => reader.cancel(why) }) };
+  const model = scriptedStreams([watched, streamOf(textParts('{"city": "Paris", "population": 2102650}'))]);
+  const outcomes = [];
+  const middleware = selfhealMiddleware({ ...FAST, structuredStreams: "buffer", onStep: (o) => outcomes.push(o) });
+  const result = streamText({ model: wrapLanguageModel({ model, middleware }), maxRetries: 0, output: Output.object({ schema: CITY }), prompt: "Where?" });
+  assert.deepEqual(await result.output, { city: "Paris", population: 2102650 });
+  assert.ok(read < 10, `cut after ${read} of ${bad.length} parts`);
+  assert.deepEqual(outcomes[0], { kind: "reply", stopReason: "aborted" }, "the pushed text is the reply");
+  const [, assistant, correction] = model.doStreamCalls[1].prompt;
+  assert.ok(assistant.content[0].text.startsWith('{"city": 75'), "the partial reply is the assistant's turn");
+  assert.ok(assistant.content[0].text.length < 30);
+  assert.match(correction.content[0].text, /\/city/);
 });
