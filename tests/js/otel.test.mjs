@@ -182,3 +182,29 @@ test("the middleware on a stream: the span has the usage and response model, and
   assert.equal(span.attributes["gen_ai.response.model"], "claude-mock-1-20260101");
   assert.equal(span.attributes["selfheal.instruction"], "done");
 });
+
+test("the middleware with structuredStreams \"buffer\": one ended span per stream, the cut one with its estimated usage", async () => {
+  const { exporter, tracer } = tracing();
+  const streamOf = (text) => ({
+    stream: new ReadableStream({
+      start(controller) {
+        controller.enqueue({ type: "stream-start", warnings: [] });
+        controller.enqueue({ type: "response-metadata", modelId: "claude-mock-1-20260101" });
+        controller.enqueue({ type: "text-start", id: "t" });
+        for (const d of text.match(/.{1,4}/gs)) controller.enqueue({ type: "text-delta", id: "t", delta: d });
+        controller.enqueue({ type: "text-end", id: "t" });
+        controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: "end_turn" }, usage: { inputTokens: { total: 100 }, outputTokens: { total: 7 } } });
+        controller.close();
+      },
+    }),
+  });
+  const replies = ['{"city": 75}', '{"city": "Paris"}'];
+  const model = new MockLanguageModelV4({ provider: "anthropic.messages", modelId: "claude-mock-1", doStream: async () => streamOf(replies.shift()) });
+  const wrapped = wrapLanguageModel({ model, middleware: selfhealMiddleware({ tracer, seed: 1, structuredStreams: "buffer" }) });
+  const result = streamText({ model: wrapped, maxRetries: 0, prompt: "Where?", output: Output.object({ schema: z.object({ city: z.string() }) }) });
+  assert.deepEqual(await result.output, { city: "Paris" });
+  const spans = exporter.getFinishedSpans();
+  assert.deepEqual(spans.map((s) => s.attributes["selfheal.instruction"]), ["send-repair-prompt", "done"]);
+  assert.deepEqual(spans.map((s) => s.attributes["gen_ai.usage.output_tokens"]), [3, 7], "the cut stream's usage is estimated");
+  assert.equal(spans[1].attributes["gen_ai.response.model"], "claude-mock-1-20260101");
+});
