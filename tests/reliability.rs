@@ -749,7 +749,7 @@ fn an_abort_reason_is_kept_as_detail_and_summarised_in_one_line() {
     assert_eq!(detail(&i), reason);
     let c = classified(&i);
     assert!(
-        one_line(&c.reason) && c.reason.chars().count() <= 301,
+        one_line(&c.reason) && c.reason.chars().count() <= 300,
         "{:?}",
         c.reason
     );

@@ -623,6 +623,30 @@ fn messages_say_what_is_wrong_on_one_line() {
 }
 
 #[test]
+fn a_violation_path_is_bounded_and_on_one_line_like_every_report_issue() {
+    // Before: the path quoted the model's key whole, line breaks included (304 code points
+    // here), though SPEC section 4 bounds every issue's path at 200, on one line.
+    let key = format!("x\ny{}", "k".repeat(300));
+    let text = serde_json::to_string(&json!({ key.as_str(): "v" })).unwrap();
+    let run = by_char(
+        Some(schema(json!({"type": "object", "additionalProperties": {"type": "integer"}}))),
+        &text,
+    );
+    let v = run.stream.violation().expect("a string where an integer must be");
+    assert_eq!(v.issue.path.chars().count(), 200, "{}", v.issue.path);
+    assert!(v.issue.path.starts_with("/x y") && v.issue.path.ends_with('…'));
+    // The same reply parsed whole reports the same issue.
+    let compiled = CompiledSchema::from_value(
+        json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+    )
+    .unwrap();
+    let Parsed::Err { report, .. } = parse(&text, Some(&compiled), &ParseOptions::new()) else {
+        panic!("the reply fails its schema")
+    };
+    assert_eq!(report.issues[0].path, v.issue.path);
+}
+
+#[test]
 fn required_and_minimum_counts_wait_for_the_close() {
     let mut run = Run::new(Some(order_schema()));
     run.push("{\"id\": \"ord_1234\", \"items\": [");

@@ -43,7 +43,8 @@ use super::keywords::{
 use super::reader::Container;
 use super::subschema::{Node, NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
 use super::Violation;
-use crate::structured::{FailureIssue, FailureKind};
+use crate::structured::{FailureIssue, FailureKind, MAX_MESSAGE_CHARS, MAX_PATH_CHARS};
+use crate::text::one_line;
 
 type BranchId = u32;
 const ROOT_BRANCH: BranchId = 0;
@@ -584,10 +585,12 @@ impl Checker {
             if branch == ROOT_BRANCH {
                 if out.is_none() {
                     *out = Some(Violation {
+                        // Bounded as every report's issues are (SPEC section 4): the
+                        // path quotes the model's keys.
                         issue: FailureIssue {
                             kind: FailureKind::Schema,
-                            path: failure.path,
-                            message: failure.message,
+                            path: one_line(&failure.path, MAX_PATH_CHARS),
+                            message: one_line(&failure.message, MAX_MESSAGE_CHARS),
                         },
                         keyword: Some(failure.keyword),
                     });
