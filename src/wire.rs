@@ -52,6 +52,18 @@ pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(d).map(Some)
 }
 
+/// A number written as `JSON.stringify` writes it: a whole one without `.0` (`10000000`, not
+/// serde_json's `10000000.0`), for JSON text selfheal hands out as text (`Metrics.toJSONL`).
+pub fn js_number<S: serde::Serializer>(n: &f64, s: S) -> Result<S::Ok, S::Error> {
+    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+    // -0 too: JSON.stringify(-0) is "0".
+    if n.fract() == 0.0 && n.abs() <= MAX_SAFE {
+        s.serialize_i64(*n as i64)
+    } else {
+        s.serialize_f64(*n)
+    }
+}
+
 /// The unit variant of `T` whose serde name is `name` (`"ja"`, `"full"`): the enum's own
 /// derive decides, so a new variant is parsed with no edit here.
 pub fn from_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {

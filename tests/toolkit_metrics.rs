@@ -193,16 +193,24 @@ fn to_jsonl_writes_one_typed_line_per_event() {
         "{}",
         lines[0]
     );
-    let v: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+    // Each line as JSON.stringify writes the event: whole numbers without `.0` (before:
+    // `"timestamp":1699999999999.0`, `"durationMs":100.0`).
     assert_eq!(
-        v,
-        json!({
-            "type": "healing_event", "timestamp": NOW - 1.0, "taskId": "task-1",
-            "errorCategory": "b", "severity": "medium", "strategy": "retry",
-            "success": false, "durationMs": 100.0, "tokensUsed": 10, "degraded": false
-        })
+        lines[1],
+        r#"{"type":"healing_event","timestamp":1699999999999,"taskId":"task-1","errorCategory":"b","severity":"medium","strategy":"retry","success":false,"durationMs":100,"tokensUsed":10,"degraded":false}"#
     );
     assert_eq!(Metrics::new().to_jsonl(), "");
+}
+
+#[test]
+fn to_jsonl_writes_fractions_and_negative_zero_as_javascript_does() {
+    let mut e = event(1.5, "a", true);
+    e.duration_ms = -0.0;
+    let text = metrics([e]).to_jsonl();
+    assert!(
+        text.contains(r#""timestamp":1.5,"#) && text.contains(r#""durationMs":0,"#),
+        "{text}"
+    );
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub const CASCADE_WINDOW_MS: f64 = 60_000.0;
 #[serde(rename_all = "camelCase")]
 pub struct HealingEvent {
     /// When it happened (ms).
+    #[serde(serialize_with = "crate::wire::js_number")]
     pub timestamp: f64,
     /// The task the event belongs to.
     pub task_id: String,
@@ -38,6 +39,7 @@ pub struct HealingEvent {
     /// The healing action worked.
     pub success: bool,
     /// How long it took (ms).
+    #[serde(serialize_with = "crate::wire::js_number")]
     pub duration_ms: f64,
     /// Tokens it spent.
     pub tokens_used: u64,
