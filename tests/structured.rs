@@ -104,6 +104,22 @@ fn empty_and_whitespace_only_replies_are_kind_empty() {
 }
 
 #[test]
+fn a_lone_surrogate_escape_is_repaired_not_refused() {
+    // JSON.parse takes `"\ud83d"` (a lone surrogate); serde_json refuses it, and the reply
+    // used to fail whole as json-syntax. It is U+FFFD now, named a fix (the value is not what
+    // JSON.parse gives), and with local repair off it stays a syntax failure.
+    let schema = compile(CITY_SCHEMA);
+    let reply = r#"{"city": "Paris \ud83d"}"#;
+    let (value, fixes) = accepted(parse(reply, Some(&schema), &opts()));
+    assert_eq!(value, json!({"city": "Paris \u{FFFD}"}));
+    assert_eq!(fixes, vec![Fix::InvalidEscape]);
+    assert_eq!(
+        failed(parse(reply, Some(&schema), &no_repair())).kinds,
+        vec![FailureKind::JsonSyntax]
+    );
+}
+
+#[test]
 fn strictly_valid_reply_passes_first_time_with_no_fixes() {
     let schema = compile(CITY_SCHEMA);
     let (value, fixes) = accepted(parse(CITY, Some(&schema), &opts()));

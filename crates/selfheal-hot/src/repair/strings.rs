@@ -333,10 +333,26 @@ impl Scanner<'_> {
                 self.pos += 2;
             }
             Some(b'u') if self.hex4_at(self.pos + 2) => {
-                if let Some(esc) = self.src.get(self.pos..self.pos + 6) {
-                    self.out.push_str(esc);
+                // A surrogate escape stands only in a high-low pair; a lone one (`"\ud83d"`,
+                // which JSON.parse keeps and a Rust string cannot hold) becomes U+FFFD.
+                let len = match self.hex4_value(self.pos + 2) {
+                    0xD800..=0xDBFF
+                        if self.bytes.get(self.pos + 6..self.pos + 8) == Some(b"\\u")
+                            && matches!(self.hex4_value(self.pos + 8), 0xDC00..=0xDFFF) =>
+                    {
+                        12
+                    }
+                    0xD800..=0xDFFF => 0,
+                    _ => 6,
+                };
+                match self.src.get(self.pos..self.pos + len) {
+                    Some(esc) if len > 0 => self.out.push_str(esc),
+                    _ => {
+                        self.out.push_str("\\ufffd");
+                        self.fixes.add(Fix::InvalidEscape);
+                    }
                 }
-                self.pos += 6;
+                self.pos += len.max(6);
             }
             Some(b'u')
                 if self
@@ -369,6 +385,14 @@ impl Scanner<'_> {
             }
         }
         false
+    }
+
+    /// The four hex digits at `pos` as a number (0 where they are not hex digits).
+    fn hex4_value(&self, pos: usize) -> u32 {
+        self.src
+            .get(pos..pos + 4)
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .unwrap_or(0)
     }
 
     fn hex4_at(&self, pos: usize) -> bool {
