@@ -3,6 +3,14 @@
 // export is `skip_typescript`, so the generated .d.ts is exact (discriminated unions, no `any`)
 // without being patched after the build. tests/dts_contract.rs checks its string unions against
 // the serde names of the Rust enums.
+// `Symbol.dispose` (the classes' `[Symbol.dispose]()`, for `using`), declared here too so that a
+// project whose `lib` lacks ESNext.Disposable (ES2022's default) compiles with skipLibCheck off;
+// where the lib has it, the two declarations merge.
+declare global {
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
 // ---------- classification ----------
 export type ErrorClass = "transient" | "repairable" | "semantic-invalid" | "hard-fail";
 export type Cause =
