@@ -9,6 +9,8 @@
 //                                  selfheal/lite: the same three entries around the glues built
 //                                  without JSON Schema validation, `heal` bound to their RepairLoop
 //   heal.cjs, heal.d.cts           heal.mjs (tsc's output of heal.mts) for require()
+//   partial.mjs, partial.cjs       checkedPartialJson (partial.mts): every entry's PartialJson runs
+//                                  a Standard Schema's own validate in finish()
 //   standard.mjs, standard.d.mts   selfheal/standard: Standard Schema v1 (js/standard.mjs)
 //   otel.mjs, otel.d.mts           selfheal/otel: spans for model calls (js/otel.mjs)
 //   ai-core.mjs                    js/ai.mjs: the AI SDK parts, taking selfheal by injection
@@ -48,19 +50,25 @@ export declare const heal: Heal;
 function entries(dir, up, webUp, name) {
   const out = join(stage, dir);
   writeFileSync(join(out, "workerd.js"), readFileSync(join(JS, "workerd.js"), "utf8")
-    .replace('from "./heal.mjs"', `from "${up}heal.mjs"`));
+    .replace('from "./heal.mjs"', `from "${up}heal.mjs"`)
+    .replace('from "./partial.mjs"', `from "${up}partial.mjs"`));
   writeFileSync(join(out, "index.cjs"), `"use strict";
-// ${name} for Node, require and import alike: the wasm-bindgen glue's exports plus \`heal\`.
+// ${name} for Node, require and import alike: the wasm-bindgen glue's exports plus \`heal\`, and
+// PartialJson running a Standard Schema's validate in finish().
 module.exports = require("./selfheal.js");
 module.exports.heal = require("${up}heal.cjs").createHeal(module.exports.RepairLoop);
+module.exports.PartialJson = require("${up}partial.cjs").checkedPartialJson(module.exports.PartialJson);
 `);
   writeFileSync(join(out, "index.d.ts"), `export * from "./selfheal.js";\n${healType(`${up}heal.cjs`)}`);
   writeFileSync(join(out, "web", "index.js"), `// ${name} for browsers and bundlers: the web glue's exports plus \`heal\` (call init() first).
 export * from "./selfheal.js";
 export { default } from "./selfheal.js";
-import { RepairLoop } from "./selfheal.js";
+import { PartialJson as GluePartialJson, RepairLoop } from "./selfheal.js";
 import { createHeal } from "${webUp}heal.mjs";
+import { checkedPartialJson } from "${webUp}partial.mjs";
 export const heal = createHeal(RepairLoop);
+/** PartialJson running a Standard Schema's own validate in finish() (a local export wins over export *). */
+export const PartialJson = checkedPartialJson(GluePartialJson);
 `);
   writeFileSync(join(out, "web", "index.d.ts"), `export * from "./selfheal.js";
 export { default } from "./selfheal.js";
@@ -90,18 +98,20 @@ export { createSelfhealAi, forClassify, SelfhealError, ${NAMES} } from "./ai.nod
 `);
 
 const esbuild = await import("esbuild");
-// heal for require(): the same module as CommonJS.
-await esbuild.build({
-  entryPoints: [join(stage, "heal.mjs")],
-  bundle: true, // its modules (heal-schema, models, tools, stream, standard, otel) inlined: require() needs no ESM
-  format: "cjs",
-  platform: "neutral",
-  target: "es2022",
-  outfile: join(stage, "heal.cjs"),
-  legalComments: "none",
-  logLevel: "warning",
-  banner: { js: "// selfheal/heal for require(): heal.mjs as CommonJS (js/package/build-ecosystem.mjs)." },
-});
+// heal and checkedPartialJson for require(): the same modules as CommonJS.
+for (const [name, what] of [["heal", "selfheal/heal"], ["partial", "the entries' PartialJson"]]) {
+  await esbuild.build({
+    entryPoints: [join(stage, `${name}.mjs`)],
+    bundle: true, // its modules (heal-schema, models, tools, stream, standard, otel) inlined: require() needs no ESM
+    format: "cjs",
+    platform: "neutral",
+    target: "es2022",
+    outfile: join(stage, `${name}.cjs`),
+    legalComments: "none",
+    logLevel: "warning",
+    banner: { js: `// ${what} for require(): ${name}.mjs as CommonJS (js/package/build-ecosystem.mjs).` },
+  });
+}
 await esbuild.build({
   // The same binding, with ai-core.mjs read from js/ so that it is bundled in.
   stdin: { contents: bound("./selfheal.js", "for Node require()").replaceAll('"./ai-core.mjs"', JSON.stringify(join(JS, "ai.mjs"))), resolveDir: stage, sourcefile: "ai.node.entry.mjs" },

@@ -5,8 +5,9 @@
 // instantiated synchronously at module load. Nothing here draws random values: RepairLoop
 // seeds itself from crypto in its constructor, so construct loops inside a handler.
 import wasm from "./web/selfheal_bg.wasm";
-import init, { initSync, RepairLoop } from "./web/selfheal.js";
+import init, { initSync, PartialJson as GluePartialJson, RepairLoop } from "./web/selfheal.js";
 import { createHeal } from "./heal.mjs";
+import { checkedPartialJson } from "./partial.mjs";
 
 initSync({ module: wasm });
 
@@ -16,3 +17,5 @@ export * from "./web/selfheal.js";
 export default init;
 /** The host loop (selfheal/heal) bound to this entry's RepairLoop. */
 export const heal = createHeal(RepairLoop);
+/** PartialJson running a Standard Schema's own validate in finish() (a local export wins over export *). */
+export const PartialJson = checkedPartialJson(GluePartialJson);

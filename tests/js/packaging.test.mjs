@@ -52,6 +52,9 @@ function assertScenario(result, build) {
   assert.equal(done.attempts, 3);
   assert.deepEqual(result.repaired, { text: '{"a": true}', fixes: ["single-quotes", "python-literal", "trailing-comma"] });
   assert.equal(result.heal, "function", "heal exported by the entry");
+  assert.deepEqual(result.partial, {
+    ok: false, report: { kinds: ["schema"], issues: [{ kind: "schema", path: "/n", message: "n must be even" }] },
+  }, "the entry's PartialJson runs the Standard Schema's validate");
   // Same instructions, attempts and repair, to the byte, whatever the runtime.
   const { build: _, ...rest } = result;
   return JSON.stringify(rest);

@@ -38,8 +38,29 @@ export function runScenario(selfheal) {
       repaired: selfheal.repairJson("{'a': True,}"),
       // Every entry exports the host loop bound to its own RepairLoop.
       heal: typeof selfheal.heal,
+      // Every entry's PartialJson runs a Standard Schema's own validate in finish() (this one
+      // has no JSON Schema: the stream takes any JSON).
+      partial: finishWithValidate(selfheal.PartialJson),
     };
   } finally {
     loop.free();
+  }
+}
+
+function finishWithValidate(PartialJson) {
+  const even = {
+    "~standard": {
+      version: 1,
+      vendor: "scenario",
+      validate: (v) => (v.n % 2 === 0 ? { value: v } : { issues: [{ message: "n must be even", path: ["n"] }] }),
+    },
+  };
+  const p = new PartialJson(even);
+  try {
+    p.push('{"n": ');
+    p.push("3}");
+    return p.finish();
+  } finally {
+    p.free();
   }
 }
