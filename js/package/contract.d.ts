@@ -146,8 +146,10 @@ export interface PartialJsonOptions {
 export class PartialJson {
   free(): void;
   [Symbol.dispose](): void;
-  /** `schema` as `new Schema` takes it: a Standard Schema's JSON Schema checks the stream; its own
-   *  validate is the host's to run on the finished value (`schema["~standard"].validate`). */
+  /** `schema` as `new Schema` takes it. A Standard Schema's JSON Schema checks the stream (none
+   *  to be had synchronously, as for Valibot: any JSON), and the package entries' PartialJson runs
+   *  its own validate in `finish()`: its issues make a `schema` failure; an asynchronous validate
+   *  is not awaited there (the result says `validated: false`). */
   constructor(schema?: object | boolean | string | Schema | null, options?: PartialJsonOptions);
   /** Amortised O(chunk): never re-reads earlier text. */
   push(chunk: string): PartialUpdate;
