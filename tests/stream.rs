@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use selfheal::structured::stream::{
     apply, Edit, Kind, PartialJson, PartialUpdate, StreamError, StreamOptions, StreamSchema,
 };
-use selfheal::{parse, CompiledSchema, FailureKind, ParseOptions, Parsed};
+use selfheal::{parse, CompiledSchema, FailureKind, Fix, ParseOptions, Parsed};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -629,10 +629,15 @@ fn a_violation_path_is_bounded_and_on_one_line_like_every_report_issue() {
     let key = format!("x\ny{}", "k".repeat(300));
     let text = serde_json::to_string(&json!({ key.as_str(): "v" })).unwrap();
     let run = by_char(
-        Some(schema(json!({"type": "object", "additionalProperties": {"type": "integer"}}))),
+        Some(schema(
+            json!({"type": "object", "additionalProperties": {"type": "integer"}}),
+        )),
         &text,
     );
-    let v = run.stream.violation().expect("a string where an integer must be");
+    let v = run
+        .stream
+        .violation()
+        .expect("a string where an integer must be");
     assert_eq!(v.issue.path.chars().count(), 200, "{}", v.issue.path);
     assert!(v.issue.path.starts_with("/x y") && v.issue.path.ends_with('…'));
     // The same reply parsed whole reports the same issue.
@@ -959,11 +964,28 @@ fn tolerant_strings_keep_what_the_scanner_keeps() {
         run.value(),
         Some(json!(["a\\u12x", "tab\there", "C:\\dir"]))
     );
-    // A lone surrogate: the final parse refuses it; the reader stops without a report.
-    let mut run = by_char(None, r#"["ok", "\uD800x"]"#);
-    assert_eq!(run.value(), Some(json!(["ok", ""])));
+    // A lone surrogate escape is U+FFFD, as the final parse's repair makes it (before, the
+    // reader stopped there and the final parse refused the reply).
+    let mut run = by_char(None, r#"["ok", "\uD800x", "\uDC00", "\uD83D\u0041", "\uD83D\n", "\uD83D\u12x", "\uD83D\uDE00"]"#);
+    let expected = json!(["ok", "\u{FFFD}x", "\u{FFFD}", "\u{FFFD}A", "\u{FFFD}\n", "\u{FFFD}\\u12x", "😀"]);
+    assert_eq!(run.value(), Some(expected.clone()));
     assert_eq!(run.violation(), None);
-    assert!(!parse(run.stream.text(), None, &ParseOptions::new()).is_ok());
+    let Parsed::Ok { value, fixes, .. } = parse(run.stream.text(), None, &ParseOptions::new())
+    else {
+        panic!("the final parse repairs it")
+    };
+    assert_eq!((value, fixes), (expected, vec![Fix::InvalidEscape]));
+    // Reading strict JSON only, it is a syntax error, as for the whole text.
+    let strict = StreamOptions {
+        local_repair: false,
+        ..StreamOptions::default()
+    };
+    let mut run = Run::with(None, strict);
+    run.push(r#"["\uD800x"]"#);
+    assert_eq!(
+        run.stream.violation().map(|v| v.issue.kind),
+        Some(FailureKind::JsonSyntax)
+    );
 }
 
 #[test]

@@ -284,13 +284,33 @@ fn control_characters() {
 fn a_lone_surrogate_escape_becomes_the_replacement_character() {
     // Before: JSON.parse takes `"\ud83d"`, serde_json does not, and the scanner copied the
     // escape as it was, so the whole reply was refused (repairJson: null).
-    check("{\"a\":\"x\\ud83d y\"}", "{\"a\":\"x\\ufffd y\"}", &[InvalidEscape]);
+    check(
+        "{\"a\":\"x\\ud83d y\"}",
+        "{\"a\":\"x\\ufffd y\"}",
+        &[InvalidEscape],
+    );
     check("[\"\\udc00\"]", "[\"\\ufffd\"]", &[InvalidEscape]);
-    check("[\"\\uD83D\\u0041\"]", "[\"\\ufffd\\u0041\"]", &[InvalidEscape]);
-    check("[\"\\ude00\\ud83d\"]", "[\"\\ufffd\\ufffd\"]", &[InvalidEscape]);
+    check(
+        "[\"\\uD83D\\u0041\"]",
+        "[\"\\ufffd\\u0041\"]",
+        &[InvalidEscape],
+    );
+    check(
+        "[\"\\ude00\\ud83d\"]",
+        "[\"\\ufffd\\ufffd\"]",
+        &[InvalidEscape],
+    );
     // A pair is kept as it is, in a text repaired for something else.
-    check("[\"\\ud83d\\ude00\",]", "[\"\\ud83d\\ude00\"]", &[TrailingComma]);
-    check("['\\ud83d\\ude00x\\ud83d']", "[\"\\ud83d\\ude00x\\ufffd\"]", &[SingleQuotes, InvalidEscape]);
+    check(
+        "[\"\\ud83d\\ude00\",]",
+        "[\"\\ud83d\\ude00\"]",
+        &[TrailingComma],
+    );
+    check(
+        "['\\ud83d\\ude00x\\ud83d']",
+        "[\"\\ud83d\\ude00x\\ufffd\"]",
+        &[SingleQuotes, InvalidEscape],
+    );
 }
 
 #[test]

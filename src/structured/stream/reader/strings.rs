@@ -147,6 +147,54 @@ impl Reader {
 
     /// One byte of an escape or of a closing-quote decision. Returns the new
     /// position, the new escape state, and whether the string closed.
+    /// A `\uXXXX` escape whose four digits make `code` (the last digit at `pos`).
+    fn hex_escape(
+        &mut self,
+        code: u32,
+        pos: usize,
+        key: bool,
+        out: &mut Builder,
+    ) -> (usize, Esc, bool) {
+        match code {
+            0xD800..=0xDBFF => (pos + 1, Esc::High { high: code }, false),
+            0xDC00..=0xDFFF => self.lone_surrogate(pos + 1, Esc::No, key, out),
+            _ => {
+                if let Some(ch) = char::from_u32(code) {
+                    self.content_char(ch, key, out);
+                }
+                (pos + 1, Esc::No, false)
+            }
+        }
+    }
+
+    /// `\u` without four hex digits (they are in `pending`): kept as text, as the repair
+    /// scanner does; the byte at `pos` is read again.
+    fn short_hex(&mut self, pos: usize, key: bool, out: &mut Builder) -> (usize, Esc, bool) {
+        if self.repaired(pos, "an invalid escape").is_some() {
+            return (usize::MAX, Esc::No, false);
+        }
+        let raw = std::mem::take(&mut self.pending);
+        self.content("\\", key, out);
+        self.content(&raw, key, out);
+        self.pending = raw;
+        (pos, Esc::No, false)
+    }
+
+    /// A lone surrogate escape before `pos`: U+FFFD, then reading goes on at `pos` in `then`.
+    fn lone_surrogate(
+        &mut self,
+        pos: usize,
+        then: Esc,
+        key: bool,
+        out: &mut Builder,
+    ) -> (usize, Esc, bool) {
+        if self.repaired(pos, "a lone surrogate").is_some() {
+            return (usize::MAX, Esc::No, false);
+        }
+        self.content_char('\u{FFFD}', key, out);
+        (pos, then, false)
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn escape(
         &mut self,
@@ -198,38 +246,24 @@ impl Reader {
                         self.pending.push(char::from(c));
                         return (pos + 1, Esc::Hex { n: n + 1, code }, false);
                     }
-                    match code {
-                        0xD800..=0xDBFF => (pos + 1, Esc::High { high: code }, false),
-                        0xDC00..=0xDFFF => (self.fail(pos, "a lone surrogate"), Esc::No, false),
-                        _ => {
-                            if let Some(ch) = char::from_u32(code) {
-                                self.content_char(ch, key, out);
-                            }
-                            (pos + 1, Esc::No, false)
-                        }
-                    }
+                    self.hex_escape(code, pos, key, out)
                 }
-                None => {
-                    // `\u` without four hex digits: kept as text, as the repair scanner does.
-                    if self.repaired(pos, "an invalid escape").is_some() {
-                        return (usize::MAX, Esc::No, false);
-                    }
-                    let raw = std::mem::take(&mut self.pending);
-                    self.content("\\", key, out);
-                    self.content(&raw, key, out);
-                    self.pending = raw;
-                    (pos, Esc::No, false)
-                }
+                None => self.short_hex(pos, key, out),
             },
+            // A surrogate escape stands only in a high-low pair. A lone one is U+FFFD, as the
+            // repair scanner makes it (and a syntax error when only strict JSON is read); what
+            // follows it is read again on its own.
             Esc::High { high } => {
                 if c == b'\\' {
                     (pos + 1, Esc::HighBackslash { high }, false)
                 } else {
-                    (self.fail(pos, "a lone surrogate"), Esc::No, false)
+                    self.lone_surrogate(pos, Esc::No, key, out)
                 }
             }
             Esc::HighBackslash { high } => {
                 if c == b'u' {
+                    self.pending.clear();
+                    self.pending.push('u');
                     (
                         pos + 1,
                         Esc::LowHex {
@@ -240,13 +274,14 @@ impl Reader {
                         false,
                     )
                 } else {
-                    (self.fail(pos, "a lone surrogate"), Esc::No, false)
+                    self.lone_surrogate(pos, Esc::Backslash, key, out)
                 }
             }
             Esc::LowHex { high, n, code } => match hex_value(c) {
                 Some(d) => {
                     let code = code * 16 + d;
                     if n + 1 < 4 {
+                        self.pending.push(char::from(c));
                         return (
                             pos + 1,
                             Esc::LowHex {
@@ -258,7 +293,12 @@ impl Reader {
                         );
                     }
                     if !(0xDC00..=0xDFFF).contains(&code) {
-                        return (self.fail(pos, "a lone surrogate"), Esc::No, false);
+                        // The high one is lone; this escape is read on its own.
+                        let (next, _, _) = self.lone_surrogate(pos, Esc::No, key, out);
+                        if next == usize::MAX {
+                            return (next, Esc::No, false);
+                        }
+                        return self.hex_escape(code, pos, key, out);
                     }
                     let scalar = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00);
                     if let Some(ch) = char::from_u32(scalar) {
@@ -266,7 +306,13 @@ impl Reader {
                     }
                     (pos + 1, Esc::No, false)
                 }
-                None => (self.fail(pos, "a lone surrogate"), Esc::No, false),
+                None => {
+                    let (next, _, _) = self.lone_surrogate(pos, Esc::No, key, out);
+                    if next == usize::MAX {
+                        return (next, Esc::No, false);
+                    }
+                    self.short_hex(pos, key, out)
+                }
             },
             Esc::Closing { slash } => {
                 if slash {
