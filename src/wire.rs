@@ -52,13 +52,15 @@ pub fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// A number written as `JSON.stringify` writes it: a whole one without `.0` (`10000000`, not
-/// serde_json's `10000000.0`), for JSON text selfheal hands out as text (`Metrics.toJSONL`).
+/// A whole number written as `JSON.stringify` writes it, in digits without `.0` (`10000000`,
+/// not serde_json's `10000000.0`; `1e16` as `10000000000000000`), for JSON text selfheal hands
+/// out as text (`Metrics.toJSONL`). JS turns to exponents from 1e21 on, as serde_json does. A
+/// fraction is serde_json's shortest form, which JS writes alike except between 1e-6 and 1e-5
+/// (`1.5e-6`, JS `0.0000015`): not a timestamp or a duration in ms.
 pub fn js_number<S: serde::Serializer>(n: &f64, s: S) -> Result<S::Ok, S::Error> {
-    const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
-    // -0 too: JSON.stringify(-0) is "0".
-    if n.fract() == 0.0 && n.abs() <= MAX_SAFE {
-        s.serialize_i64(*n as i64)
+    // Every whole f64 below 1e21 is an exact i128; -0 too: JSON.stringify(-0) is "0".
+    if n.fract() == 0.0 && n.abs() < 1e21 {
+        s.serialize_i128(*n as i128)
     } else {
         s.serialize_f64(*n)
     }

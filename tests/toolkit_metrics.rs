@@ -206,9 +206,18 @@ fn to_jsonl_writes_one_typed_line_per_event() {
 fn to_jsonl_writes_fractions_and_negative_zero_as_javascript_does() {
     let mut e = event(1.5, "a", true);
     e.duration_ms = -0.0;
-    let text = metrics([e]).to_jsonl();
+    let mut big = event(9_007_199_254_740_992.0, "a", true);
+    big.duration_ms = 1e20;
+    let text = metrics([e, big]).to_jsonl();
     assert!(
         text.contains(r#""timestamp":1.5,"#) && text.contains(r#""durationMs":0,"#),
+        "{text}"
+    );
+    // Whole numbers in digits up to 1e21, as JS writes them (serde_json: `9007199254740992.0`,
+    // `1e20`).
+    assert!(
+        text.contains(r#""timestamp":9007199254740992,"#)
+            && text.contains(r#""durationMs":100000000000000000000,"#),
         "{text}"
     );
 }
