@@ -3,9 +3,10 @@
 // PartialJson, ...), a Standard Schema v1 object works".
 //
 // * Its JSON Schema, where its library gives one synchronously (Standard JSON Schema: Zod 4.2+,
-//   ArkType), checks the stream as before: the wasm class converts it. Where none can be had
-//   (Valibot: its converter is an async import), the stream takes any JSON value (`true`), as
-//   SPEC says, instead of the TypeError the wasm class gives such a schema.
+//   ArkType), checks the stream (`jsonSchemaSync`: a pattern that needs backtracking is left to
+//   validate). Where none can be had (Valibot: its converter is an async import; a converter
+//   that throws, as Zod's for `z.date()`), the stream takes any JSON value (`true`), as SPEC
+//   says, instead of the TypeError the wasm class gives such a schema.
 // * `finish()` runs the library's own validate on the accepted value (refinements included). Its
 //   issues make the result a failure of kind `schema`, each issue `{ path: JSON Pointer, message }`
 //   bounded as every report's are (at most 100 issues, the last counting the rest; paths 200 and
@@ -13,7 +14,7 @@
 //   JSON (the library's output is what its validate returns, for the host to take). `finish()`
 //   is synchronous: when the library's validate is asynchronous (a Promise), the result is the
 //   JSON Schema's verdict marked `validated: false`, and the host awaits validate itself.
-import { isStandardSchema, issuePointer } from "./standard.mjs";
+import { isStandardSchema, issuePointer, jsonSchemaSync } from "./standard.mjs";
 import type { StandardIssue } from "./standard.mjs";
 
 /** What the wasm class offers (its glue class). */
@@ -37,7 +38,7 @@ export function checkedPartialJson<C extends PartialJsonClass>(Glue: C): C {
     constructor(...args: any[]) {
       const [schema, options] = args;
       const standard = standardOf(schema);
-      super(standard !== null && !hasJsonSchema(standard) ? true : schema, options);
+      super(standard === null ? schema : streamSchema(standard), options);
       this.#standard = standard;
     }
     finish(options?: unknown): Parsed {
@@ -48,6 +49,18 @@ export function checkedPartialJson<C extends PartialJsonClass>(Glue: C): C {
   return Checked as C;
 }
 
+/** The JSON Schema a Standard Schema's stream is checked by, converted once per schema object (so
+ * the wasm class, which keeps compiled schemas by object, compiles it once too). */
+const converted = new WeakMap<object, object | boolean>();
+function streamSchema(standard: object): object | boolean {
+  let json = converted.get(standard);
+  if (json === undefined) {
+    json = jsonSchemaSync(standard) ?? true;
+    converted.set(standard, json);
+  }
+  return json;
+}
+
 /** `schema` when it is a Standard Schema v1; null otherwise, or when reading it throws (the wasm
  * class then reads it again and names what threw, as a TypeError). */
 function standardOf(schema: unknown): object | null {
@@ -55,17 +68,6 @@ function standardOf(schema: unknown): object | null {
     return isStandardSchema(schema) ? (schema as object) : null;
   } catch {
     return null;
-  }
-}
-
-/** Whether the library offers its JSON Schema synchronously (the wasm class reads it then; so it
- * does when reading it throws, to name what threw). */
-function hasJsonSchema(schema: object): boolean {
-  try {
-    const converter = (schema as { "~standard": { jsonSchema?: { input?: unknown } } })["~standard"].jsonSchema;
-    return converter !== null && typeof converter === "object" && typeof converter.input === "function";
-  } catch {
-    return true;
   }
 }
 
@@ -93,7 +95,7 @@ function checked(schema: object, parsed: Extract<Parsed, { ok: true }>): Parsed 
 
 /** `s` on one line, trimmed, at most `max` code points, the `…` of a cut included (text.rs). */
 function oneLine(s: string, max: number): string {
-  const chars = Array.from(s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ").trimStart());
-  if (chars.length <= max) return chars.join("").trimEnd();
+  const chars = Array.from(s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ").trim());
+  if (chars.length <= max) return chars.join("");
   return chars.slice(0, max - 1).join("").trimEnd() + "…";
 }

@@ -64,5 +64,10 @@ export function jsonSchemaOf(schema: StandardSchemaV1, options?: ConvertOptions)
 export function issuePointer(issue: StandardIssue): string;
 export function formatIssues(issues: ReadonlyArray<StandardIssue>): string;
 export function validateStandard<S extends StandardSchemaV1>(schema: S, value: unknown): Promise<Checked<InferOutput<S>>>;
+/**
+ * A Standard Schema's JSON Schema taken synchronously (Standard JSON Schema's `input`, draft
+ * 2020-12 then draft-07), patterns that need backtracking left out; null when none can be had.
+ */
+export function jsonSchemaSync(schema: unknown): object | boolean | null;
 export function resolveSchema<S extends StandardSchemaV1>(schema: S, options?: ConvertOptions): Promise<ResolvedSchema<InferOutput<S>>>;
 export function resolveSchema(schema: unknown, options?: ConvertOptions): Promise<ResolvedSchema>;

@@ -208,6 +208,33 @@ const BACKTRACKING = /\(\?<?[=!]|\\[1-9]|\\k</;
 /** Keywords whose values are data, not schemas: never rewritten. */
 const DATA_KEYWORDS = new Set(["const", "enum", "default", "examples"]);
 
+/**
+ * A Standard Schema's JSON Schema taken synchronously, as the synchronous constructors take it
+ * (Standard JSON Schema's `input`, draft 2020-12 then draft-07), with the patterns selfheal's
+ * linear-time matcher cannot compile left out (the library's validate checks them); null when
+ * none can be had (no `~standard.jsonSchema`, every target throws, or reading it throws).
+ * @returns {object | boolean | null}
+ */
+export function jsonSchemaSync(schema) {
+  let converter;
+  try {
+    converter = schema?.["~standard"]?.jsonSchema;
+  } catch {
+    return null;
+  }
+  if (converter === null || typeof converter !== "object" || typeof converter.input !== "function") return null;
+  for (const target of TARGETS) {
+    try {
+      const json = converter.input({ target });
+      if (typeof json === "boolean") return json;
+      if (json !== null && typeof json === "object" && !Array.isArray(json)) return withoutBacktracking(json, "", []);
+    } catch {
+      // the next target
+    }
+  }
+  return null;
+}
+
 /** `schema` without the `pattern`s that need backtracking; their places (JSON Pointers) go to `dropped`. */
 function withoutBacktracking(schema, path, dropped) {
   if (Array.isArray(schema)) return schema.map((s, i) => withoutBacktracking(s, `${path}/${i}`, dropped));
