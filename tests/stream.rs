@@ -966,8 +966,19 @@ fn tolerant_strings_keep_what_the_scanner_keeps() {
     );
     // A lone surrogate escape is U+FFFD, as the final parse's repair makes it (before, the
     // reader stopped there and the final parse refused the reply).
-    let mut run = by_char(None, r#"["ok", "\uD800x", "\uDC00", "\uD83D\u0041", "\uD83D\n", "\uD83D\u12x", "\uD83D\uDE00"]"#);
-    let expected = json!(["ok", "\u{FFFD}x", "\u{FFFD}", "\u{FFFD}A", "\u{FFFD}\n", "\u{FFFD}\\u12x", "😀"]);
+    let mut run = by_char(
+        None,
+        r#"["ok", "\uD800x", "\uDC00", "\uD83D\u0041", "\uD83D\n", "\uD83D\u12x", "\uD83D\uDE00"]"#,
+    );
+    let expected = json!([
+        "ok",
+        "\u{FFFD}x",
+        "\u{FFFD}",
+        "\u{FFFD}A",
+        "\u{FFFD}\n",
+        "\u{FFFD}\\u12x",
+        "😀"
+    ]);
     assert_eq!(run.value(), Some(expected.clone()));
     assert_eq!(run.violation(), None);
     let Parsed::Ok { value, fixes, .. } = parse(run.stream.text(), None, &ParseOptions::new())
