@@ -31,6 +31,9 @@ const UNIFIED_STOP = new Map([
   ["stop", "stop"], ["length", "length"], ["content-filter", "content_filter"], ["tool-calls", "tool_calls"], ["interrupted", "incomplete"],
 ]);
 
+/** The mark of an AI SDK Schema (provider-utils' `schemaSymbol`). */
+const AI_SDK_SCHEMA = Symbol.for("vercel.ai.schema");
+
 /** Host keys of selfhealMiddleware's options; everything else goes to the RepairLoop. */
 const MIDDLEWARE_KEYS = new Set(["breaker", "retryBudget", "tracer", "structured", "structuredStreams", "onStep", "warn", "system"]);
 
@@ -99,7 +102,10 @@ export function createSelfhealAi(selfheal) {
       // deltas of a passed-through stream have already reached the caller.
       const buffered = kind === "stream" && structuredStreams === "buffer";
       const repairing = structured && (kind === "generate" || buffered) && responseFormat?.type === "json";
-      const open = (doStream, sent) => (repairing ? collectStream(doStream, loop, sent.prompt) : openStream(doStream));
+      // A call that offers tools is judged whole: its text may come before the tool call, and
+      // a step that calls a tool goes to the SDK as it is (below).
+      const pushing = !(Array.isArray(params?.tools) && params.tools.length > 0);
+      const open = (doStream, sent) => (repairing ? collectStream(doStream, pushing ? loop : null, sent.prompt) : openStream(doStream));
       const loop = new RepairLoop(loopFor(loopOptions, repairing ? (responseFormat.schema ?? true) : null), ...shared);
       const signal = params?.abortSignal;
       const spanBase = { system: system ?? providerName(model), model: model?.modelId };
@@ -486,8 +492,9 @@ function elementsOf(element, $schema) {
  * that does not say what its extra keys may be, which OpenAI's strict mode asks for. The
  * repair call sends it too, so a provider that took the first call takes the repair; the loop
  * itself checks against the library's own schema (`resolved.jsonSchema`), which is no stricter
- * than what the library's validate accepts. An AI SDK `jsonSchema()` or a plain JSON Schema is
- * sent as it is, as the SDK sends it.
+ * than what the library's validate accepts. A library without Standard JSON Schema (Zod before
+ * 4.2) gives the schema selfheal converted (draft 2020-12), its objects closed the same way. An
+ * AI SDK `jsonSchema()` or a plain JSON Schema is sent as it is, as the SDK sends it.
  */
 function requestSchemaOf(schema, resolved) {
   if (!resolved.standard) return resolved.jsonSchema;
@@ -502,7 +509,9 @@ function requestSchemaOf(schema, resolved) {
 }
 
 /** provider-utils' addAdditionalPropertiesToJsonSchema, without changing its argument: the
- * same places visited (properties, items, anyOf, allOf, oneOf, definitions). */
+ * same places visited (properties, items, anyOf, allOf, oneOf, definitions), and `$defs`, where
+ * a library without draft-07 output (Zod before 4.2, converted by its own toJSONSchema) keeps
+ * its definitions. */
 function closedObjects(s) {
   if (s === null || typeof s !== "object" || Array.isArray(s)) return s;
   const out = { ...s };
@@ -513,7 +522,7 @@ function closedObjects(s) {
   }
   if (out.items != null) out.items = Array.isArray(out.items) ? out.items.map(closedObjects) : closedObjects(out.items);
   for (const key of ["anyOf", "allOf", "oneOf"]) if (Array.isArray(out[key])) out[key] = out[key].map(closedObjects);
-  if (out.definitions != null) out.definitions = mapValues(out.definitions, closedObjects);
+  for (const key of ["definitions", "$defs"]) if (out[key] != null) out[key] = mapValues(out[key], closedObjects);
   return out;
 }
 
@@ -625,11 +634,14 @@ function lastUserText(messages) {
 /** A Standard Schema, an AI SDK Schema (`jsonSchema()`, `zodSchema()`) or a JSON Schema. */
 async function resolveAnySchema(schema) {
   if (isStandardSchema(schema)) return resolveSchema(schema);
-  if (schema && typeof schema === "object" && "jsonSchema" in schema && typeof schema.validate === "function") {
+  // An AI SDK Schema (`jsonSchema()`, `zodSchema()`): marked by the SDK's symbol; `validate`
+  // is optional (without it the JSON Schema alone decides).
+  if (schema && typeof schema === "object" && "jsonSchema" in schema && (schema[AI_SDK_SCHEMA] === true || typeof schema.validate === "function")) {
     const jsonSchema = await schema.jsonSchema;
     return {
       standard: false, jsonSchema, source: "ai-sdk-schema", vendor: null, note: null,
       check: async (value) => {
+        if (typeof schema.validate !== "function") return { ok: true, value };
         const r = await schema.validate(value);
         if (r?.success) return { ok: true, value: r.value };
         const reason = `- (root): ${String(r?.error?.message ?? "invalid").replace(/\s+/g, " ")}`;
@@ -728,7 +740,7 @@ function estimatedUsage(prompt, text) {
 /**
  * A stream read whole (structuredStreams "buffer"), as a generate result the loop can judge:
  * its text, finish reason, usage and model, and every part kept for [`replayed`]. Each text
- * delta goes to `loop.push`; at the first violation no continuation can fix (or past
+ * delta goes to `loop.push` (unless `loop` is null); at the first violation no continuation can fix (or past
  * maxReplyChars) the stream is cancelled, which ends the request, and the result is `cut`, its
  * usage estimated. An
  * error part, or a read that fails, throws: nothing has reached the caller, so it may be retried.
@@ -744,7 +756,7 @@ async function collectStream(doStream, loop, prompt) {
       if (done) break;
       if (value?.type === "error") throw value.error;
       parts.push(value);
-      if (value?.type !== "text-delta" || typeof value.delta !== "string" || value.delta === "") continue;
+      if (loop === null || value?.type !== "text-delta" || typeof value.delta !== "string" || value.delta === "") continue;
       try {
         cut = loop.push(value.delta).violation !== null;
       } catch (error) {

@@ -576,3 +576,43 @@ test("structuredStreams \"buffer\": a stream is cut at its first violation (the 
   assert.ok(assistant.content[0].text.length < 30);
   assert.match(correction.content[0].text, /\/city/);
 });
+
+test("structuredStreams \"buffer\" in an agent: a step whose text comes before its tool call is not cut; the tool runs", async () => {
+  // Before: the text was pushed into the loop, broke the schema, and the stream was cut before
+  // its tool call arrived, so the step was reasked and the tool never ran.
+  const toolStep = [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    { type: "text-delta", id: "t", delta: '{"thought": "I will check the weather"}' },
+    { type: "text-end", id: "t" },
+    { type: "tool-call", toolCallId: "c1", toolName: "get_weather", input: '{"city": "Paris"}' },
+    { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage: usage() },
+  ];
+  const model = scriptedStreams([streamOf(toolStep), streamOf(textParts('{"city": "Paris"}'))]);
+  const tools = { get_weather: tool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` }) };
+  const middleware = selfhealMiddleware({ ...FAST, structuredStreams: "buffer" });
+  const run = streamText({ model: wrapLanguageModel({ model, middleware }), maxRetries: 0, tools, stopWhen: stepCountIs(3), output: Output.object({ schema: CITY }), prompt: "x" });
+  assert.deepEqual(await run.output, { city: "Paris" });
+  assert.deepEqual((await run.steps)[0].toolResults.map((r) => r.output), ["sunny in Paris"]);
+  assert.equal(model.doStreamCalls.length, 2);
+});
+
+test("repairText with an AI SDK jsonSchema() that has no validate: the JSON Schema checks the text and is what the repair call sends", async () => {
+  // Before: without `validate` the Schema object itself was taken for the JSON Schema, so the
+  // repair call sent { jsonSchema: ... } and nothing was checked.
+  const { jsonSchema } = await import("ai");
+  const schema = jsonSchema({ type: "object", properties: { a: { type: "string" } }, required: ["a"], additionalProperties: false });
+  const { model } = scripted([textResult('{"a": "fixed"}')]);
+  const repair = repairText({ model, schema, prompt: "a?" });
+  assert.equal(await repair({ text: '{"zz": 1}' }), '{"a": "fixed"}');
+  assert.equal(model.doGenerateCalls.length, 1, "the invalid text was refused and one repair call made");
+  assert.deepEqual(model.doGenerateCalls[0].responseFormat.schema, schema.jsonSchema);
+});
+
+test("repairText: a library's schema with $defs (no draft-07 output) is closed there too, for OpenAI's strict mode", async () => {
+  const node = { type: "object", properties: { name: { type: "string" }, next: { $ref: "#/$defs/node" } }, required: ["name"] };
+  const linked = { "~standard": { version: 1, vendor: "test", validate: (v) => ({ value: v }), jsonSchema: { input: () => ({ $defs: { node }, $ref: "#/$defs/node" }) } } };
+  const { model } = scripted([textResult('{"name": "a"}')]);
+  await repairText({ model, schema: linked, prompt: "list?" })({ text: '{"name": 5}' });
+  assert.equal(model.doGenerateCalls[0].responseFormat.schema.$defs.node.additionalProperties, false);
+});
