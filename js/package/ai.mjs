@@ -465,12 +465,6 @@ function spannedStream(result, span, done) {
   return { ...result, stream };
 }
 
-/**
- * A resolved schema as generateObject's array output has it: `{ "elements": [<schema>...] }`,
- * the element schema's definitions hoisted to the root (as the SDK writes it, so `#/$defs/…`
- * still resolves), and the library's check run on each element, its issues under
- * `/elements/<i>`.
- */
 /** The SDK's `{ elements }` wrapper of an element schema (Output.array, generateObject's
  * `output: "array"`), with `$schema` written as the SDK's request writes it, or left out. */
 function elementsOf(element, $schema) {
@@ -530,6 +524,12 @@ function mapValues(object, f) {
   return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, f(v)]));
 }
 
+/**
+ * A resolved schema as generateObject's array output has it: `{ "elements": [<schema>...] }`,
+ * the element schema's definitions hoisted to the root (as the SDK writes it, so `#/$defs/…`
+ * still resolves), and the library's check run on each element, its issues under
+ * `/elements/<i>`.
+ */
 function asElements(resolved) {
   const jsonSchema = elementsOf(resolved.jsonSchema);
   const check = async (value) => {
@@ -740,10 +740,10 @@ function estimatedUsage(prompt, text) {
 /**
  * A stream read whole (structuredStreams "buffer"), as a generate result the loop can judge:
  * its text, finish reason, usage and model, and every part kept for [`replayed`]. Each text
- * delta goes to `loop.push` (unless `loop` is null); at the first violation no continuation can fix (or past
- * maxReplyChars) the stream is cancelled, which ends the request, and the result is `cut`, its
- * usage estimated. An
- * error part, or a read that fails, throws: nothing has reached the caller, so it may be retried.
+ * delta goes to `loop.push` (unless `loop` is null); at the first violation no continuation can
+ * fix (or past maxReplyChars) the stream is cancelled, which ends the request, and the result
+ * is `cut`, its usage estimated. An error part, or a read that fails, throws: nothing has
+ * reached the caller, so it may be retried.
  */
 async function collectStream(doStream, loop, prompt) {
   const result = await doStream();
