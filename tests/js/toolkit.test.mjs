@@ -306,7 +306,7 @@ test('FallbackChain: any thrown value becomes a one-line description', () => {
     [10n, '10'],
     [{ toString() { throw new Error('no'); } }, '{}'],
     [Object.assign(Object.create(null), { self: null }), '{"self":null}'],
-    ['x'.repeat(2000), 'x'.repeat(500) + '…'],
+    ['x'.repeat(2000), 'x'.repeat(499) + '…'], // 500 code points, the mark included
   ];
   for (const [error, expected] of errors) {
     const c = new FallbackChain({ primary: 'a', fallbacks: [], timeoutMs: 1 });
