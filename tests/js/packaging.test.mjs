@@ -79,8 +79,9 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
     // heal's modules (js/package/*.mts): Standard Schema, model fallback, tool calls, streaming
     "heal-schema.d.mts", "heal-schema.mjs", "models.d.mts", "models.mjs", "tools.d.mts", "tools.mjs",
     "stream.d.mts", "stream.mjs",
-    // the entries with heal bound (js/package/build-ecosystem.mjs)
-    "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js",
+    // the entries with heal bound (js/package/build-ecosystem.mjs), and their PartialJson
+    // running a Standard Schema's validate (js/package/partial.mts)
+    "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js", "partial.cjs", "partial.mjs",
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
     "ai-core.mjs", "ai.d.cts", "ai.d.mts", "ai.node.cjs", "ai.node.mjs", "ai.web.mjs", "ai.workerd.mjs",
     "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
