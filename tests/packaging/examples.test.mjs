@@ -59,6 +59,7 @@ test("Worker: a 429 is waited out in the handler, a fenced reply is repaired loc
       ["anthropic", "rate-limited"], ["anthropic", "fenced-json"], ["anthropic", "unauthorized"],
     ]);
     assert.equal(mock.requests[0].headers["x-api-key"], "test-key");
+    assert.deepEqual(taggedJson(output, "BAD"), [400, 400, 400, 400], "null, [], broken JSON, a number: 400s, no call");
     assert.equal(mock.requests[1].userText, "Where is the Eiffel Tower?");
     assert.ok(mock.requests[1].at - mock.requests[0].at >= 10, "the handler waited retry-after-ms");
   } finally {
@@ -94,6 +95,10 @@ test("Durable Object: a long backoff is a storage alarm; the alarm restores the 
     assert.deepEqual(mock.requests.map((r) => r.kind), ["rate-limited", "schema-mismatch", "fenced-json"]);
     assert.ok(mock.requests[1].at - mock.requests[0].at >= 300, "the second call waited for the alarm");
     assert.match(mock.requests[2].userText, /failed validation/, "the third call is the repair prompt");
+    assert.deepEqual(taggedJson(output, "BAD"), [
+      { status: 400, body: { error: "question must be a non-empty string" } },
+      { status: 404, body: { status: "unknown" } },
+    ]);
   } finally {
     await mock.close();
   }

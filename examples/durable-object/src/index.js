@@ -21,6 +21,8 @@ const SCHEMA = {
   required: ["city", "country"],
   properties: { city: { type: "string" }, country: { type: "string" } },
 };
+/** How long one model call may take. */
+const CALL_TIMEOUT_MS = 20_000;
 const FALLBACK = { mode: "template", templateId: "location-unknown", text: "We could not determine the location." };
 
 export class HealingCall extends DurableObject {
@@ -59,7 +61,9 @@ export class HealingCall extends DurableObject {
   async #run(loop, request, job) {
     try {
       for (;;) {
-        const step = loop.next(await callModel(this.env, request));
+        // Each call is bounded: a provider that never answers is a transient timeout, resent
+        // after a backoff like a 503, instead of a request (or an alarm) that never ends.
+        const step = loop.next(await callModel(this.env, request, { signal: AbortSignal.timeout(CALL_TIMEOUT_MS) }));
         job.timeline.push(step.type);
         switch (step.type) {
           case "send-repair-prompt":
@@ -99,7 +103,8 @@ export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (request.method === "POST" && url.pathname === "/calls") {
-      const { question } = await request.json().catch(() => ({}));
+      // `?? {}`: a JSON `null` body parses, and has no fields.
+      const { question } = (await request.json().catch(() => null)) ?? {};
       if (typeof question !== "string" || question === "") return json({ error: "question must be a non-empty string" }, 400);
       const id = env.CALLS.newUniqueId();
       const job = await env.CALLS.get(id).start(question);
@@ -107,7 +112,13 @@ export default {
     }
     const match = /^\/calls\/([0-9a-f]{64})$/.exec(url.pathname);
     if (request.method === "GET" && match) {
-      return json(await env.CALLS.get(env.CALLS.idFromString(match[1])).status());
+      let id;
+      try {
+        id = env.CALLS.idFromString(match[1]);
+      } catch {
+        return json({ status: "unknown" }, 404); // 64 hex digits, but no id of this namespace
+      }
+      return json(await env.CALLS.get(id).status());
     }
     return json({ error: "POST /calls or GET /calls/:id" }, 404);
   },

@@ -15,5 +15,9 @@ export default {
       polls.push(current.body.status);
     }
     console.log("RESULT " + JSON.stringify({ started, final: current, polls }));
+    // A null body is a 400 and an id of 64 hex digits that is not one of this namespace a 404
+    // (both were 500s).
+    const bad = [await api("/calls", { method: "POST", body: "null" }), await api(`/calls/${"a".repeat(64)}`)];
+    console.log("BAD " + JSON.stringify(bad));
   },
 };

@@ -39,7 +39,8 @@ export default {
       return json(await fleet.stub(env).inspect());
     }
     if (request.method !== "POST" || url.pathname !== "/") return json({ error: "POST / {\"question\": string} or GET /fleet" }, 404);
-    const { question } = await request.json().catch(() => ({}));
+    // `?? {}`: a JSON `null` body parses, and has no fields.
+    const { question } = (await request.json().catch(() => null)) ?? {};
     if (typeof question !== "string" || question === "") return json({ error: "question must be a non-empty string" }, 400);
     try {
       return await answer(env, fleet, question);

@@ -44,7 +44,8 @@ const PARTIAL_INTERVAL_MS = 50;
 export default {
   async fetch(request, env, ctx) {
     if (request.method !== "POST") return Response.json({ error: 'POST a JSON body {"question": string}' }, { status: 405 });
-    const { question } = await request.json().catch(() => ({}));
+    // `?? {}`: a JSON `null` body parses, and has no fields.
+    const { question } = (await request.json().catch(() => null)) ?? {};
     if (typeof question !== "string" || question === "") return Response.json({ error: "question must be a non-empty string" }, { status: 400 });
 
     const ndjson = new TransformStream({
@@ -128,7 +129,8 @@ async function streamCall(env, prompt, loop, call, send, interval) {
     } catch (error) {
       return { kind: "error", error }; // the connection dropped, or an error event mid-stream
     }
-    if (update) await send({ type: "partial", call, value: update.value });
+    // Only with a value: a stream with no text (a refusal) has none to show.
+    if (update?.value !== undefined) await send({ type: "partial", call, value: update.value });
     // After pushes `text` is left out: the pushed text is the reply.
     return update ? { kind: "reply", stopReason: reply.stopReason } : { kind: "reply", text: "", stopReason: reply.stopReason };
   } finally {

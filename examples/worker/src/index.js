@@ -33,7 +33,8 @@ const CALL_TIMEOUT_MS = 20_000;
 export default {
   async fetch(request, env) {
     if (request.method !== "POST") return json({ error: "POST a JSON body {\"question\": string}" }, 405);
-    const { question } = await request.json().catch(() => ({}));
+    // `?? {}`: a JSON `null` body parses, and has no fields.
+    const { question } = (await request.json().catch(() => null)) ?? {};
     if (typeof question !== "string" || question === "") return json({ error: "question must be a non-empty string" }, 400);
 
     const prompt = { system: "Reply with JSON only: {\"city\": string, \"country\": string}.", user: question };
