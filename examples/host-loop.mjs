@@ -60,7 +60,9 @@ export async function runRepairLoop(loop, { prompt, call, check, sleep, clock, o
 /** Push a streamed reply into the loop until it ends or breaks the schema; the Outcome to feed. */
 async function pushStream(loop, reply, controller, onChunk) {
   let cut = false;
+  let pushed = false;
   for await (const chunk of reply.chunks) {
+    pushed = true;
     const update = loop.push(chunk);
     onChunk?.(chunk, update);
     if (update.violation) {
@@ -69,6 +71,8 @@ async function pushStream(loop, reply, controller, onChunk) {
       break;
     }
   }
-  // After pushes `text` is left out: the pushed text is the reply.
-  return { kind: "reply", stopReason: cut ? "aborted" : reply.stopReason ?? "incomplete", costUsd: reply.costUsd };
+  // After pushes `text` is left out: the pushed text is the reply. A stream with no text at all
+  // (a refusal, say) is the empty reply.
+  const text = pushed ? {} : { text: "" };
+  return { kind: "reply", ...text, stopReason: cut ? "aborted" : reply.stopReason ?? "incomplete", costUsd: reply.costUsd };
 }
