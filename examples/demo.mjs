@@ -4,8 +4,10 @@
 //   make demo        (or: node examples/demo.mjs after scripts/build.sh)
 //
 // Each scenario prints a timeline: what the model call did, and what selfheal told the host to
-// do next (heal's onStep). Waits are heal's real timers: the rate-limited scenario takes 2 s.
+// do next (heal's onStep). Waits run on a virtual clock at 1/20 speed (`runDemo({ speed })`): the
+// timeline shows the time they stand for (the rate-limited scenario's t+2000ms takes 0.1 s).
 
+import { pathToFileURL } from "node:url";
 import { heal } from "../pkg/index.cjs"; // the "node" entry of the package: `import { heal } from "selfheal"`
 import { ScriptedModel, apiError } from "./mock-model.mjs";
 import { ORDER_SCHEMA, ORDER_PROMPT, GOOD_TEXT, STREAM_BAD_TEXT, STREAM_CHUNK_CHARS } from "../www/lib/scenario.js";
@@ -176,7 +178,8 @@ export async function runDemo({ log = console.log, speed = 20 } = {}) {
   return results;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run directly (pathToFileURL: a folder with a space in its name is %20 in the URL).
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   console.log("selfheal demo — heal, the host loop, against a scripted mock model (no API key needed)");
   await runDemo();
 }
