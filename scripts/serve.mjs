@@ -120,7 +120,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error(`serve: port must be an integer 0..65535, got ${JSON.stringify(raw)}`);
     process.exit(2);
   }
-  const { url } = await startServer({ port, log: (line) => console.error(line) });
+  const { url } = await startServer({ port, log: (line) => console.error(line) }).catch((e) => {
+    // A port in use (or not ours to take) is one line, not a stack trace.
+    console.error(`serve: cannot listen on 127.0.0.1:${port}: ${e.code === "EADDRINUSE" ? "the port is in use (make serve PORT=...)" : e.message}`);
+    process.exit(1);
+  });
   console.log(`selfheal playground: ${url}`);
   console.log("(serving www/ at /, pkg/web/ at /pkg/web/ and README.md; Ctrl-C to stop)");
 }
