@@ -34,8 +34,11 @@ extern "C" {
         done: bool,
         violation: &JsValue,
     ) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(js_name = partialText)]
-    fn partial_text(mirror: &JsValue) -> JsValue;
+    // `catch` though reading our own record cannot throw: it makes wasm-bindgen call it through
+    // a shim. Imported directly, as partialNew is, it was a second `import * as` of this module
+    // under the same key of the web glue's import object, which every bundler warns about.
+    #[wasm_bindgen(catch, js_name = partialText)]
+    fn partial_text(mirror: &JsValue) -> Result<JsValue, JsValue>;
 }
 
 /// The JS side of one streamed reply: the value and text the snippet keeps, and a high
@@ -58,7 +61,7 @@ impl Mirror {
     }
 
     /// Everything pushed, as the JS strings were.
-    pub(crate) fn text(&self) -> JsValue {
+    pub(crate) fn text(&self) -> Result<JsValue, JsValue> {
         partial_text(&self.js)
     }
 

@@ -175,10 +175,13 @@ test("TypeScript resolves each condition's declarations", async () => {
 
 test("browser: a page bundled by esbuild (browser condition), in headless Chromium", async () => {
   const out = join(project, "www");
-  await bundle({
+  const { warnings } = await bundle({
     absWorkingDir: project, entryPoints: ["browser.mjs"], outdir: out, platform: "browser",
     loader: { ".wasm": "file" }, assetNames: "[name]-[hash]",
   });
+  // What a user's bundler prints: nothing (the web glue's import object once had one snippet
+  // module twice under one key, "Duplicate key" on every bundle).
+  assert.deepEqual(warnings.map((w) => w.text), []);
   copyFileSync(join(project, "bundle.html"), join(out, "index.html"));
   // Only the web build is in the bundle (the Node glue reads files with `require('fs')`).
   const js = readFileSync(join(out, "browser.js"), "utf8");

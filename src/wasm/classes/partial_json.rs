@@ -107,13 +107,13 @@ impl JsPartialJson {
             let parsed = crate::structured::parse(&text, s.compiled.as_deref(), &parse);
             (s.mirror.text(), parsed, text)
         })?;
-        parsed_to_js(&raw_js, &text, &parsed)
+        parsed_to_js(&raw_js?, &text, &parsed)
     }
 
     /// Everything pushed, as pushed.
     #[wasm_bindgen(getter)]
     pub fn text(&self) -> Result<JsValue, JsValue> {
-        self.inner.with(|s| s.mirror.text())
+        self.inner.with(|s| s.mirror.text())?
     }
 }
 
