@@ -115,6 +115,14 @@ export function createSelfhealAi(selfheal) {
       let loopUser = "";
       let lastError = null;
       let used; // the usage of every call this run made, added up (the SDK reports the result's)
+      // A reply as it goes back to the SDK, reporting the usage of every call: a collected stream
+      // replayed, a generated result or a passed-through stream as it is; with `text` (the JSON
+      // selfheal accepted) in place of the model's.
+      const answer = (result, text) => {
+        const r = withUsage(result, used);
+        if (kind === "stream" && repairing) return replayed(r, text);
+        return text === undefined ? r : withStructuredText(r, text);
+      };
       const giveUp = (step, error) => {
         const thrown = error ?? new SelfhealError(step);
         degrades.set(thrown, step);
@@ -156,7 +164,7 @@ export function createSelfhealAi(selfheal) {
               // A stream's span ends with the stream, when its usage and model are known.
               if (kind === "stream" && !repairing && span) return spannedStream(result, span, done);
               span?.instruction(done);
-              return repairing && kind === "stream" ? replayed(withUsage(result, used)) : withUsage(result, used);
+              return answer(result);
             }
             // Cut at its first violation: the pushed text is the reply (SPEC section 8).
             outcome = result.cut ? { kind: "reply", stopReason: "aborted" } : replyOutcome(result);
@@ -165,14 +173,11 @@ export function createSelfhealAi(selfheal) {
           onStep?.(outcome, step);
           span?.instruction(step);
           switch (step.type) {
-            case "done": {
-              const accepted = withUsage(result, used);
-              if (kind === "stream") return replayed(accepted, step.source === "first-pass" ? undefined : step.text);
-              return step.source === "first-pass" ? accepted : withStructuredText(accepted, step.text);
-            }
+            case "done":
+              return answer(result, step.source === "first-pass" ? undefined : step.text);
             case "degrade":
               // A reply that stayed invalid: the SDK reports it.
-              if (result !== undefined) return kind === "stream" ? replayed(withUsage(result, used)) : withUsage(result, used);
+              if (result !== undefined) return answer(result);
               throw giveUp(step, lastError);
             case "wait-for-backoff":
             case "send-repair-prompt": {
