@@ -95,6 +95,31 @@ fn a_failure_while_half_open_reopens_at_once() {
 }
 
 #[test]
+fn a_late_failure_report_does_not_shorten_an_open_breakers_wait() {
+    // A failure stamped by a clock 50 s behind, or reported late, counts as of the last failure.
+    let mut b = breaker(1, 60_000.0);
+    b.record_failure(T0);
+    b.record_failure(T0 - 50_000.0);
+    assert_eq!(b.last_failure_at(), Some(T0));
+    assert!(b.is_open(T0 + 15_000.0));
+    assert!(b.is_open(T0 + 59_999.0));
+    assert!(!b.is_open(T0 + 60_000.0));
+}
+
+#[test]
+fn a_failed_trial_stamped_before_the_breaker_half_opened_still_reopens_it_for_a_whole_reset() {
+    // Half-open at T0 + 1000; the trial's failure comes stamped by a clock 2 min behind.
+    let mut b = breaker(1, 1000.0);
+    b.record_failure(T0);
+    assert!(!b.is_open(T0 + 1000.0));
+    b.record_failure(T0 + 1000.0 - 120_000.0);
+    assert_eq!(b.state(), BreakerState::Open);
+    assert_eq!(b.last_failure_at(), Some(T0 + 1000.0));
+    assert!(b.is_open(T0 + 1999.0));
+    assert!(!b.is_open(T0 + 2000.0));
+}
+
+#[test]
 fn a_success_while_half_open_closes() {
     let mut b = breaker(1, 10.0);
     b.record_failure(T0);

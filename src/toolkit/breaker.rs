@@ -6,7 +6,9 @@
 //! [`CircuitBreaker::record_failure`] take `now` (ms). "Passed" is inclusive:
 //! at exactly `last failure + resetTimeoutMs` the breaker is half-open.
 //! While half-open, calls are allowed (`is_open` is false) until one of them
-//! succeeds (→ closed) or fails (→ open, timed from that failure).
+//! succeeds (→ closed) or fails (→ open, timed from that failure). A failure
+//! stamped by a clock behind the breaker's counts as of the last failure, or
+//! as of the moment it half-opened ([`CircuitBreaker::record_failure`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -126,9 +128,20 @@ impl CircuitBreaker {
 
     /// The call failed: count it; open once failures reach the threshold,
     /// or at once when half-open.
+    ///
+    /// Host clocks differ and reports arrive late, so the failure is timed no
+    /// earlier than the last one (a late report never shortens an open
+    /// breaker's wait), and a half-open breaker's failure no earlier than the
+    /// moment it half-opened (a failed trial call always re-opens it for a
+    /// whole `resetTimeoutMs`).
     pub fn record_failure(&mut self, now: f64) {
         self.failures = self.failures.saturating_add(1);
-        self.last_failure_at = Some(now);
+        let earliest = match self.last_failure_at {
+            Some(t) if self.state == BreakerState::HalfOpen => t + self.options.reset_timeout_ms,
+            Some(t) => t,
+            None => now,
+        };
+        self.last_failure_at = Some(now.max(earliest));
         if self.state == BreakerState::HalfOpen || self.failures >= self.options.failure_threshold {
             self.state = BreakerState::Open;
         }

@@ -224,6 +224,21 @@ test('FleetState: late reports keep the breaker\'s meaning (failures since the l
   assert.equal(state.meta.stats.ignored, 2);
 });
 
+test('FleetState: a failure from an isolate whose clock is behind does not shorten the wait, through decide() too', () => {
+  const state = new FleetState({ breaker: { failureThreshold: 3, resetTimeoutMs: 60_000 }, retryBudget: {} }, null, NOW);
+  for (let i = 0; i < 3; i++) state.decide({ now: NOW, callAt: NOW + 1000, firstCall: i === 0, failure: true });
+  assert.equal(state.breaker.state, 'open');
+  // An isolate 55 s behind asks for a resend after a failure of its own: refused, and every
+  // isolate's view stays open until 60 s after the latest failure.
+  const answer = state.decide({ now: NOW - 55_000, callAt: NOW - 54_000, firstCall: true, failure: true });
+  assert.deepEqual([answer.go, answer.refused], [false, 'circuit-open']);
+  const view = CircuitBreaker.fromJSON(state.view().breaker);
+  assert.equal(view.isOpen(NOW + 10_000), true);
+  assert.equal(view.isOpen(NOW + 59_999), true);
+  assert.equal(view.isOpen(NOW + 60_000), false);
+  view.free();
+});
+
 test('protocol: tallies merge equal times and stay bounded; events are read in time order', () => {
   const { tally, mergeEvents, emptyEvents, readEvents, readPolicy, MAX_TALLY } = protocol;
   const list = [];

@@ -171,13 +171,13 @@ export class FleetState {
           break;
         case "failure":
           // A failure older than the latest success says nothing about the provider now: the
-          // breaker counts failures since the last success. Reported late, it counts as of the
-          // latest failure, so it never shortens an open breaker's wait.
+          // breaker counts failures since the last success. Reported late, the breaker counts it
+          // as of its latest failure, so it never shortens an open breaker's wait.
           if (meta.lastSuccessAt !== null && at < meta.lastSuccessAt) {
             meta.stats.ignored += n;
             break;
           }
-          for (let i = 0; i < n; i++) this.#failure(Math.max(at, meta.lastFailureAt ?? at));
+          for (let i = 0; i < n; i++) this.#failure(at);
           break;
         case "success":
           // A success older than the latest failure does not undo it (the breaker may have opened
