@@ -145,6 +145,21 @@ fn tokens_over_max_tokens_compress_and_continue() {
 }
 
 #[test]
+fn the_token_sum_is_held_to_the_largest_safe_js_integer() {
+    // Past 2^53 - 1, toJSON() wrote a count that fromJSON() refuses as a JS number.
+    const MAX_SAFE: u64 = (1 << 53) - 1;
+    let mut s = Supervisor::new(quiet(), T0).unwrap();
+    for at in [1.0, 2.0] {
+        let huge = Step {
+            tokens: Some(MAX_SAFE),
+            ..step("a")
+        };
+        s.observe(huge, T0 + at);
+    }
+    assert_eq!(s.tokens(), MAX_SAFE);
+}
+
+#[test]
 fn checks_run_in_spec_order() {
     // Steps, time and tokens all over, and a loop: steps wins.
     let o = SupervisorOptions {

@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::neutralise;
+use super::{neutralise, MAX_COUNT};
 use crate::error::OptionError;
 use crate::options::checks::{at_least_one, finite_non_negative};
 use crate::options::options;
@@ -208,7 +208,8 @@ impl Supervisor {
     /// Count one step, add its tokens, and check the limits (module docs).
     pub fn observe(&mut self, step: Step, now: f64) -> Verdict {
         self.steps = self.steps.saturating_add(1);
-        self.tokens = self.tokens.saturating_add(step.tokens.unwrap_or(0));
+        // Held to MAX_COUNT (above any `maxTokens` JS can set), so `toJSON()` always reads back.
+        self.tokens = (self.tokens.saturating_add(step.tokens.unwrap_or(0))).min(MAX_COUNT);
         let elapsed = now - self.started_at;
         if elapsed.is_finite() {
             self.elapsed_ms = elapsed;
