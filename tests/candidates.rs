@@ -428,3 +428,27 @@ fn many_bare_words_are_refused_quickly() {
     let some = format!("[{}]", vec!["w"; 9_000].join(", "));
     assert!(parse(&some, Some(&schema), &opts()).is_ok());
 }
+
+#[test]
+fn a_value_closed_by_repair_hides_the_rest_of_its_region_but_a_bracketed_word_does_not() {
+    let schema = compile(r#"{"type": "object", "required": ["a"]}"#);
+    // `[final]` ended at its own `]`: the `:` after it is prose, and the answer after it is found
+    // (it was a json-syntax failure and a paid repair call; `Note [1]: …` worked).
+    for text in [
+        r#"Answer [final]: {"a": 1}"#,
+        "Output [JSON]:
+{\"a\": 1}",
+        r#"I considered [A, B], then chose {"a": 1}"#,
+    ] {
+        let (value, _) = accepted(parse(text, Some(&schema), &opts()));
+        assert_eq!(value, json!({"a": 1}), "{text}");
+        // repairJson, which has no schema to accept bare words, already found it.
+        assert_eq!(repaired_value(text), Some(json!({"a": 1})), "{text}");
+    }
+    let (value, _) = accepted(parse(r#"Note [1]: {"a": 1}"#, Some(&schema), &opts()));
+    assert_eq!(value, json!({"a": 1}));
+    // The repair closed `{"a": 1` early (a value followed that cannot belong to it): what follows
+    // may be inside the broken value, so `{"c": 1}` is not offered on its own.
+    let schema = compile(r#"{"type": "object", "required": ["c"]}"#);
+    failed(parse(r#"[{"a": 1 {"c": 1}], "b": {"c": 1}}"#, Some(&schema), &opts()));
+}

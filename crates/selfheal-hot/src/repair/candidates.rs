@@ -160,6 +160,9 @@ impl<'t> Reader<'t> {
         let mut scanner = Scanner::new(body, self.allow_bare);
         let mut from = 0;
         while let Some(start) = find_open(bytes, from) {
+            // Nothing was read before this value in the region: it cannot be a piece of an
+            // earlier broken value.
+            let first = from == 0;
             self.attempts += 1;
             if self.attempts > MAX_CANDIDATES {
                 break;
@@ -168,6 +171,9 @@ impl<'t> Reader<'t> {
             if let Some(fix) = bytes.get(..start).and_then(outside_fix) {
                 fixes.add(fix);
             }
+            // The first value of the region, and it needed no repair but words read as strings
+            // (`[final]`).
+            let mut bracketed_words = false;
             let (mut candidate, end) = match strict_len(body.get(start..).unwrap_or("")) {
                 Some(len) => (
                     Candidate {
@@ -180,6 +186,12 @@ impl<'t> Reader<'t> {
                 ),
                 None => match twice(&mut scanner, &mut |s| s.scan_value(start)) {
                     Ok(scanned) => {
+                        bracketed_words = first
+                            && !scanned.bare_words.is_empty()
+                            && scanned
+                                .fixes
+                                .iter()
+                                .all(|f| matches!(f, Fix::UnquotedString | Fix::Comment));
                         fixes.extend(scanned.fixes.iter());
                         let end = scanned.end;
                         (
@@ -206,8 +218,11 @@ impl<'t> Reader<'t> {
                 candidate.fixes.add(fix);
             }
             // A repaired value followed by `,` `:` or a closer was probably closed too early:
-            // what follows may belong to it, so nothing after it in this region is offered.
+            // what follows may belong to it, so nothing after it in this region is offered. Not
+            // so the region's first value when its only repair was reading words as strings: its
+            // brackets are its own (`Answer [final]: {"a": 1}`, a bracketed word in prose).
             let continues = !candidate.strict
+                && !bracketed_words
                 && matches!(
                     bytes.get(scanner.past_blank(end)),
                     Some(b',' | b':' | b']' | b'}')
