@@ -285,7 +285,10 @@ impl Supervisor {
     /// fences, prose around the object, the usual JSON slips; `"true"` /
     /// `"false"` strings count as booleans). `healthy: false` → intervene
     /// `guided_correction` with the reason; anything else, unparsable replies
-    /// included, → `continue` (a broken review must not stop a run).
+    /// included, → `continue` (a broken review must not stop a run). The
+    /// reason is the model's text, which read tool results: it is made one
+    /// line of at most 200 code points with the `<steps>` tags neutralised,
+    /// as notes are, before anyone logs it or passes it on to the agent.
     pub fn verdict(&self, text: &str) -> Verdict {
         let Some(value) = repair_json(text).and_then(|r| selfheal_hot::parse_value(&r.text).ok())
         else {
@@ -305,7 +308,7 @@ impl Supervisor {
             .map(str::trim)
             .filter(|r| !r.is_empty())
             .unwrap_or("the reviewer judged the run unhealthy and gave no reason");
-        intervene(InterventionStrategy::GuidedCorrection, reason.to_string())
+        intervene(InterventionStrategy::GuidedCorrection, quote_note(reason))
     }
 
     // ---- checks ----
@@ -378,7 +381,8 @@ fn intervene(strategy: InterventionStrategy, reason: String) -> Verdict {
 }
 
 /// One line, at most [`MAX_NOTE_CHARS`] code points, with the `<steps>` tags
-/// neutralised so a note cannot close the quote early.
+/// neutralised so a note cannot close the quote early (neutralised first:
+/// `&lt;` is longer than `<`, and clipping never makes a `<`).
 fn quote_note(s: &str) -> String {
-    neutralise(&crate::text::one_line(s, MAX_NOTE_CHARS), "steps")
+    crate::text::one_line(&neutralise(s, "steps"), MAX_NOTE_CHARS)
 }
