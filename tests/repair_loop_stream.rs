@@ -156,6 +156,33 @@ fn text_given_with_the_outcome_wins_and_uses_the_stream_only_if_it_is_the_same()
 }
 
 #[test]
+#[cfg(feature = "validate")] // a schema violation: lite checks syntax only
+fn a_reply_read_to_its_end_is_parsed_whole_though_a_value_in_it_violated() {
+    // The host kept reading after the violation: the whole reply holds a value the schema
+    // accepts, as the same text given whole would. It was a paid fix prompt.
+    let schema = r#"{"type":"object","required":["answer"],"properties":{"answer":{"type":"integer"}}}"#;
+    for text in [
+        "```json\n{\"answer\": \"42\"}\n```\nOops, as an integer:\n```json\n{\"answer\": 42}\n```",
+        r#"{"answer": "42"} {"answer": 42}"#,
+        r#"{"answer": "x", "answer": 42}"#,
+    ] {
+        let mut l = new_loop(config(), Some(schema));
+        let (_, _, violated) = push_all(&mut l, &[text]);
+        assert!(violated, "{text}");
+        let out = l.next(streamed(Some("end_turn")), 0.0, None);
+        let Instruction::Done { value, .. } = &out else {
+            panic!("{text}: expected done, got {}", shape(&out))
+        };
+        assert_eq!(value, &json!({"answer": 42}), "{text}");
+        // Cut off at the violation, the same text is never read further.
+        let mut l = new_loop(config(), Some(schema));
+        let _ = push_all(&mut l, &[text]);
+        let out = l.next(streamed(Some("aborted")), 0.0, None);
+        assert_eq!(classified(&out).signal, Signal::Stream, "{text}");
+    }
+}
+
+#[test]
 fn pushing_past_max_reply_chars_refuses_the_chunk_and_the_reply_is_too_long() {
     let mut c = config();
     c.max_reply_chars = 10;

@@ -297,15 +297,22 @@ impl RepairLoop {
         if stop_category(stop_reason.as_deref()) == StopCategory::Refused {
             return self.on_refused(stop_reason.as_deref().unwrap_or(""));
         }
-        if let Some(issue) = violation {
-            // Definitive (SPEC 8): the whole reply would fail the same way, cut off or not; the
-            // fix prompt quotes what arrived and this issue.
-            let report = FailureReport {
-                kinds: vec![issue.kind],
-                issues: vec![issue],
-            };
-            return self.on_broken_reply(report, &text, now, breaker, true);
-        }
+        // A violation seen while streaming (SPEC 8) is definitive for the value it was seen in;
+        // the fix prompt then quotes what arrived and that issue. A reply cut off there is never
+        // read further. A reply that arrived whole is parsed first, as any reply is: it may hold
+        // another value the schema accepts (SPEC 9's candidates: a second fenced block), and
+        // paying for a repair call to replace a reply that passes would be waste.
+        let cut_off = structured::is_cut_off(stop_reason.as_deref());
+        let stream_failure = |issue: FailureIssue| FailureReport {
+            kinds: vec![issue.kind],
+            issues: vec![issue],
+        };
+        let violation = match violation {
+            Some(issue) if cut_off => {
+                return self.on_broken_reply(stream_failure(issue), &text, now, breaker, true);
+            }
+            other => other,
+        };
         let options = ParseOptions {
             local_repair: self.config.local_repair,
             stop_reason,
@@ -324,6 +331,9 @@ impl RepairLoop {
                 Parsed::ok(Value::String(accepted.clone()), Vec::new(), accepted)
             }
         };
+        if let (Some(issue), Parsed::Err { .. }) = (violation, &parsed) {
+            return self.on_broken_reply(stream_failure(issue), &text, now, breaker, true);
+        }
         match parsed {
             Parsed::Ok {
                 value,

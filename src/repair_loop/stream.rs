@@ -5,8 +5,8 @@
 //! the loop's `localRepair`, `coerce` and `maxReplyChars`); without one the value is the text
 //! itself, as a `done` value is then. What `next` does with it is in [`super::RepairLoop::next`]:
 //! the pushed text is the reply when the outcome carries none, a violation seen while streaming
-//! makes the reply `repairable` with that issue (signal `stream`), and a push refused for length
-//! makes it a reply too long to read.
+//! makes the reply `repairable` with that issue (signal `stream`) when it was cut off or fails
+//! whole too, and a push refused for length makes it a reply too long to read.
 
 use std::fmt;
 use std::sync::Arc;
