@@ -450,5 +450,9 @@ fn a_value_closed_by_repair_hides_the_rest_of_its_region_but_a_bracketed_word_do
     // The repair closed `{"a": 1` early (a value followed that cannot belong to it): what follows
     // may be inside the broken value, so `{"c": 1}` is not offered on its own.
     let schema = compile(r#"{"type": "object", "required": ["c"]}"#);
-    failed(parse(r#"[{"a": 1 {"c": 1}], "b": {"c": 1}}"#, Some(&schema), &opts()));
+    failed(parse(
+        r#"[{"a": 1 {"c": 1}], "b": {"c": 1}}"#,
+        Some(&schema),
+        &opts(),
+    ));
 }
