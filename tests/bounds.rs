@@ -210,7 +210,8 @@ fn a_reply_the_host_did_not_read_is_refused_the_same_way() {
         )],
     );
     assert_eq!(shapes(&out), ["degrade unrepairable/1"]);
-    assert!(detail(&out[0]).starts_with("the reply has 9000000 characters"));
+    // Its length is what JavaScript measured unread, UTF-16 code units, and the message says so.
+    assert!(detail(&out[0]).starts_with("the reply is 9000000 UTF-16 code units long"));
     assert_eq!(l.report().cost_usd, 0.5);
 }
 

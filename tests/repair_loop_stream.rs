@@ -160,7 +160,8 @@ fn text_given_with_the_outcome_wins_and_uses_the_stream_only_if_it_is_the_same()
 fn a_reply_read_to_its_end_is_parsed_whole_though_a_value_in_it_violated() {
     // The host kept reading after the violation: the whole reply holds a value the schema
     // accepts, as the same text given whole would. It was a paid fix prompt.
-    let schema = r#"{"type":"object","required":["answer"],"properties":{"answer":{"type":"integer"}}}"#;
+    let schema =
+        r#"{"type":"object","required":["answer"],"properties":{"answer":{"type":"integer"}}}"#;
     for text in [
         "```json\n{\"answer\": \"42\"}\n```\nOops, as an integer:\n```json\n{\"answer\": 42}\n```",
         r#"{"answer": "42"} {"answer": 42}"#,

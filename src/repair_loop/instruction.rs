@@ -32,8 +32,8 @@ pub enum Outcome {
         usage: Option<Usage>,
     },
     /// A reply the host did not read because it is certainly longer than `maxReplyChars`:
-    /// `length` is its length as the host measured it (UTF-16 code units in JavaScript, at
-    /// least the number of code points). Treated as a `Reply` of that length.
+    /// `length` is its length in UTF-16 code units, as JavaScript measures it without reading
+    /// the text (at least the number of code points; the refusal's message names the unit).
     ReplyTooLong {
         length: usize,
         stop_reason: Option<String>,

@@ -34,7 +34,7 @@ use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
 use crate::structured::stream::{PartialUpdate, StreamOptions, StreamSchema};
 use crate::structured::{
     self, stop_category, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions,
-    Parsed, StopCategory,
+    Parsed, ReplyLength, StopCategory,
 };
 use crate::text::one_line;
 use crate::toolkit::{CircuitBreaker, RetryBudget};
@@ -184,9 +184,9 @@ impl RepairLoop {
                 usage: _,
             } => match streamed {
                 Some(s) => match s.too_long {
-                    Some(length) => match self.reply_arrived(cost_usd, now) {
+                    Some(chars) => match self.reply_arrived(cost_usd, now) {
                         Some(late) => late,
-                        None => self.on_too_long(length),
+                        None => self.on_too_long(ReplyLength::Chars(chars)),
                     },
                     None => {
                         let violation = s.violation().cloned();
@@ -202,7 +202,7 @@ impl RepairLoop {
                 cost_usd,
             } => match self.reply_arrived(cost_usd, now) {
                 Some(late) => late,
-                None => self.on_too_long(length),
+                None => self.on_too_long(ReplyLength::Utf16Units(length)),
             },
             Outcome::Error { error, cost_usd } => self.on_error(&error, cost_usd, now, breaker),
             Outcome::Rejected { reason } => {
@@ -292,7 +292,7 @@ impl RepairLoop {
         }
         let max_reply = self.config.max_reply_chars as usize;
         if let Some(chars) = structured::reply_too_long(&text, max_reply) {
-            return self.on_too_long(chars);
+            return self.on_too_long(ReplyLength::Chars(chars));
         }
         if stop_category(stop_reason.as_deref()) == StopCategory::Refused {
             return self.on_refused(stop_reason.as_deref().unwrap_or(""));
@@ -387,11 +387,8 @@ impl RepairLoop {
 
     /// A reply longer than `maxReplyChars` (SPEC section 4, v0.2): refused unread. Not resent:
     /// a model that wrote that much once is likely to again, and a repair prompt cannot quote it.
-    fn on_too_long(&mut self, chars: usize) -> Instruction {
-        let max = self.config.max_reply_chars;
-        let detail = format!(
-            "the reply has {chars} characters, above maxReplyChars ({max}); it was not read"
-        );
+    fn on_too_long(&mut self, length: ReplyLength) -> Instruction {
+        let detail = structured::too_long_detail(length, self.config.max_reply_chars as usize);
         self.refuse_reply(
             Cause::TooLarge,
             Signal::Validation,

@@ -293,12 +293,28 @@ pub fn reply_too_long(raw: &str, max: usize) -> Option<usize> {
     (n > max).then_some(n)
 }
 
-/// The report for a reply refused for its size: nothing of it was read.
-pub fn too_long_report(chars: usize, max: usize) -> FailureReport {
-    FailureReport::single(
-        FailureKind::Truncated,
-        format!("the reply has {chars} characters, above maxReplyChars ({max}); it was not read"),
-    )
+/// How long a reply refused for its size is, in the unit it was measured in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplyLength {
+    /// Counted: code points, the unit of `maxReplyChars`.
+    Chars(usize),
+    /// Measured by JavaScript without reading the text: UTF-16 code units, more than twice
+    /// `maxReplyChars` (a code point is one or two units).
+    Utf16Units(usize),
+}
+
+/// Why a reply was refused for its size: nothing of it was read.
+pub fn too_long_detail(length: ReplyLength, max: usize) -> String {
+    let length = match length {
+        ReplyLength::Chars(n) => format!("has {n} characters"),
+        ReplyLength::Utf16Units(n) => format!("is {n} UTF-16 code units long"),
+    };
+    format!("the reply {length}, above maxReplyChars ({max}); it was not read")
+}
+
+/// The report for a reply refused for its size (see [`too_long_detail`]).
+pub fn too_long_report(length: ReplyLength, max: usize) -> FailureReport {
+    FailureReport::single(FailureKind::Truncated, too_long_detail(length, max))
 }
 
 /// Parse one reply against an optional schema (SPEC section 4). A value accepted against a
@@ -315,7 +331,10 @@ pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions)
 
 fn parse_checked(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions) -> Parsed {
     if let Some(chars) = reply_too_long(raw, options.max_reply_chars) {
-        return Parsed::err(too_long_report(chars, options.max_reply_chars));
+        return Parsed::err(too_long_report(
+            ReplyLength::Chars(chars),
+            options.max_reply_chars,
+        ));
     }
     if raw.trim().is_empty() {
         return Parsed::err(FailureReport::single(

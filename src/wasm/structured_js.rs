@@ -11,8 +11,8 @@ use super::registry::{self, Registry};
 use super::to_js_json;
 use crate::prompt::{build_fix_prompt, Locale, DEFAULT_MAX_RAW_CHARS};
 use crate::structured::{
-    self, CompiledSchema, FailureReport, GivenSchemaOptions, ParseOptions, SchemaCache,
-    SchemaOptions,
+    self, CompiledSchema, FailureReport, GivenSchemaOptions, ParseOptions, ReplyLength,
+    SchemaCache, SchemaOptions,
 };
 
 thread_local! {
@@ -161,7 +161,8 @@ fn compile_with(text: &str, options: SchemaOptions, field: &str) -> Read<Arc<Com
 /// A reply too long to copy into wasm memory at all: its failure, built from its JS length.
 fn too_long_unread(raw: &JsValue, options: &ParseOptions) -> Option<Result<JsValue, JsValue>> {
     let units = read::certainly_longer(raw, options.max_reply_chars)?;
-    let report = structured::too_long_report(units, options.max_reply_chars);
+    let report =
+        structured::too_long_report(ReplyLength::Utf16Units(units), options.max_reply_chars);
     Some(to_js_json(&structured::Parsed::err(report)))
 }
 

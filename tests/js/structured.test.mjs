@@ -166,6 +166,13 @@ test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () =>
   assert.equal(refused.ok, false);
   assert.deepEqual(refused.report.kinds, ['truncated']);
   assert.match(refused.report.issues[0].message, /above maxReplyChars \(4000000\); it was not read$/);
+  // Refused unread, its length is in UTF-16 code units, and the message names that unit (it said
+  // "characters": 8,000,004 for 4,000,002 code points of emoji).
+  const emoji = JSON.stringify('\u{1F600}'.repeat(4_000_000));
+  assert.equal(
+    parseStructured(true, emoji).report.issues[0].message,
+    'the reply is 8000002 UTF-16 code units long, above maxReplyChars (4000000); it was not read',
+  );
   // ...and read in full when the limit is raised.
   const r2 = parseStructured({ type: 'string' }, bigJson, { maxReplyChars: 11 * 1024 * 1024 });
   assert.equal(r2.ok, true);
