@@ -101,8 +101,8 @@ export class Schema {
    *  JSON Schema compiler, so it neither checks the schema further nor asserts `format`.
    *  A Standard Schema v1 object (Zod 4, ArkType: anything with `~standard.jsonSchema`) is
    *  taken as the JSON Schema its `~standard.jsonSchema.input` gives (draft 2020-12, else
-   *  draft-07); one without it (Valibot) is a TypeError: pass `await jsonSchemaOf(schema)` from
-   *  "selfheal/standard", or use heal. Only that JSON Schema is used here: the library's own
+   *  draft-07); one without it (Valibot) is a TypeError: pass `(await jsonSchemaOf(schema)).jsonSchema`
+   *  from "selfheal/standard", or use heal. Only that JSON Schema is used here: the library's own
    *  validate (refinements, transforms) runs only in heal and selfheal/ai; otherwise run
    *  `schema["~standard"].validate(value)` yourself and feed its issues as `rejected`. */
   constructor(schema: object | boolean | string, options?: SchemaOptions);

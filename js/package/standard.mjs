@@ -104,17 +104,17 @@ export async function jsonSchemaOf(schema, options = {}) {
     tried.push(`no converter known for vendor "${vendor}" (pass options.converters.${vendor})`);
   }
 
-  return {
+  return wrapper({
     jsonSchema: true,
     source: "none",
     vendor,
     note: `no JSON Schema for this ${vendor} schema: any JSON value passes parsing and the library's validate decides alone (${tried.join("; ")})`,
-  };
+  });
 }
 
 function found(jsonSchema, source, vendor) {
   if (jsonSchema === true || (jsonSchema !== null && typeof jsonSchema === "object" && !Array.isArray(jsonSchema))) {
-    return { jsonSchema, source, vendor, note: null };
+    return wrapper({ jsonSchema, source, vendor, note: null });
   }
   throw new TypeError(`the converter returned ${jsonSchema === null ? "null" : typeof jsonSchema}, not a JSON Schema object`);
 }
@@ -186,10 +186,10 @@ export async function validateStandard(schema, value) {
  */
 export async function resolveSchema(schema, options = {}) {
   if (!isStandardSchema(schema)) {
-    return {
+    return wrapper({
       standard: false, jsonSchema: schema, source: "json-schema", vendor: null, note: null,
       check: async (value) => ({ ok: true, value }),
-    };
+    });
   }
   const converted = await jsonSchemaOf(schema, options);
   // The library's validate runs on every value here, so a pattern selfheal cannot compile is
@@ -200,7 +200,16 @@ export async function resolveSchema(schema, options = {}) {
   const note = dropped.length === 0 ? converted.note : [converted.note,
     `the pattern at ${dropped.join(", ")} needs a backtracking regex engine (lookaround or backreferences), which selfheal's linear-time matcher is not: parsing does not check it, the library's validate does`,
   ].filter((n) => n !== null).join("; ");
-  return { standard: true, ...converted, jsonSchema, note, check: (value) => validateStandard(schema, value) };
+  return wrapper({ standard: true, ...converted, jsonSchema, note, check: (value) => validateStandard(schema, value) });
+}
+
+/**
+ * `result`, marked (not enumerable) as a wrapper around a JSON Schema: passed where a schema goes
+ * instead of its `.jsonSchema`, it is a TypeError saying so (js/snippets/schema_keys.js reads the
+ * mark), not a JSON Schema of unknown keywords that accepts anything.
+ */
+function wrapper(result) {
+  return Object.defineProperty(result, Symbol.for("selfheal.schemaWrapper"), { value: true });
 }
 
 /** Lookaround, backreferences: what selfheal's pattern engine refuses to compile. */

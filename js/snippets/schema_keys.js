@@ -88,16 +88,27 @@ function readOr(obj, key) {
 }
 
 /**
+ * The mark selfheal/standard puts on what jsonSchemaOf() and resolveSchema() return (not
+ * enumerable): given where a schema goes, such a wrapper would compile as a JSON Schema of
+ * unknown keywords that accepts anything.
+ */
+const WRAPPER = Symbol.for('selfheal.schemaWrapper');
+
+/**
  * The JSON text of the schema `schema` (an object) stands for: its own, or for a Standard Schema
  * v1 (`~standard` with version 1 and a validate function) the JSON Schema its library gives
  * synchronously (standardJsonSchema). `false` when JSON.stringify gives nothing (a function); a
- * TypeError (returned, not thrown) for an unusable `~standard`. Plain objects pay one property
- * read for this (`~standard`, undefined). Throws what jsonText throws.
+ * TypeError (returned, not thrown) for an unusable `~standard` or a selfheal/standard wrapper.
+ * Plain objects pay two property reads for this (`~standard` and the mark, undefined). Throws
+ * what jsonText throws.
  */
 function objectText(schema) {
   let standard;
   try {
     standard = schema['~standard'];
+    if (standard === undefined && schema[WRAPPER] === true) {
+      return new TypeError('is what jsonSchemaOf() or resolveSchema() returned, not a JSON Schema: pass its .jsonSchema');
+    }
   } catch (e) {
     return new TypeError(`is an object whose "~standard" threw: ${messageOf(e)}`);
   }
@@ -165,7 +176,7 @@ export function standardJsonSchema(standard) {
     if (converter === null || typeof converter !== 'object' || typeof converter.input !== 'function') {
       return new TypeError(
         `is a Standard Schema (vendor ${JSON.stringify(vendor)}) without a synchronous JSON Schema (~standard.jsonSchema): ` +
-          'pass await jsonSchemaOf(schema) from "selfheal/standard", or give it to heal, which does that',
+          'pass (await jsonSchemaOf(schema)).jsonSchema from "selfheal/standard", or give it to heal, which does that',
       );
     }
     const tried = [];
@@ -180,7 +191,7 @@ export function standardJsonSchema(standard) {
     }
     return new TypeError(
       `is a Standard Schema (vendor ${JSON.stringify(vendor)}) whose ~standard.jsonSchema.input gave no JSON Schema ` +
-        `(${tried.join('; ')}): pass await jsonSchemaOf(schema) from "selfheal/standard", or give it to heal, which does that`,
+        `(${tried.join('; ')}): pass (await jsonSchemaOf(schema)).jsonSchema from "selfheal/standard", or give it to heal, which does that`,
     );
   } catch (e) {
     return new TypeError(`is a Standard Schema (vendor ${JSON.stringify(vendor)}) whose "~standard" could not be read: ${messageOf(e)}`);

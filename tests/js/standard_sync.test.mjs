@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { type } from "arktype";
 
 import { PartialJson, RepairLoop, Schema, parseStructured } from "../../pkg/selfheal.js";
-import { jsonSchemaOf } from "../../js/package/standard.mjs";
+import { jsonSchemaOf, resolveSchema } from "../../js/package/standard.mjs";
 
 const order = z.object({ id: z.string(), qty: z.number().int(), tags: z.array(z.string()) });
 const PROMPT = { system: "Reply with JSON only.", user: "Give the order as {id, qty, tags}." };
@@ -102,7 +102,7 @@ test("only the JSON Schema is used: zod's refinement is the host's (or heal's) t
 test("valibot (no synchronous JSON Schema) is a TypeError saying what to pass instead", async () => {
   const schema = v.object({ a: v.string() });
   const message = 'selfheal: schema is a Standard Schema (vendor "valibot") without a synchronous JSON Schema ' +
-    '(~standard.jsonSchema): pass await jsonSchemaOf(schema) from "selfheal/standard", or give it to heal, which does that';
+    '(~standard.jsonSchema): pass (await jsonSchemaOf(schema)).jsonSchema from "selfheal/standard", or give it to heal, which does that';
   assert.throws(() => new Schema(schema), { name: "TypeError", message });
   assert.throws(() => new PartialJson(schema), { name: "TypeError", message });
   assert.throws(() => parseStructured(schema, "{}"), { name: "TypeError", message });
@@ -112,6 +112,25 @@ test("valibot (no synchronous JSON Schema) is a TypeError saying what to pass in
   // What the message says to do works.
   const { jsonSchema } = await jsonSchemaOf(schema);
   assert.equal(parseStructured(jsonSchema, '{"a": "x"}').ok, true);
+  assert.equal(parseStructured(jsonSchema, '{"a": 1}').ok, false);
+});
+
+test("what jsonSchemaOf() or resolveSchema() returns, passed whole as a schema, is a TypeError naming .jsonSchema", async () => {
+  // It compiled as a JSON Schema of unknown keywords: validation silently off ({"a": 1} passed).
+  const schema = v.object({ a: v.string() });
+  const message = "selfheal: schema is what jsonSchemaOf() or resolveSchema() returned, not a JSON Schema: pass its .jsonSchema";
+  for (const wrapped of [await jsonSchemaOf(schema), await resolveSchema(schema), await resolveSchema({ type: "object" })]) {
+    assert.throws(() => new Schema(wrapped), { name: "TypeError", message });
+    assert.throws(() => parseStructured(wrapped, '{"a": 1}'), { name: "TypeError", message });
+    assert.throws(() => new PartialJson(wrapped), { name: "TypeError", message });
+    assert.throws(() => new RepairLoop({ prompt: PROMPT, schema: wrapped }), {
+      name: "TypeError", message: message.replace("selfheal: schema", "selfheal: options.schema"),
+    });
+    // The mark does not show in its keys or its JSON; its .jsonSchema is the schema.
+    assert.equal(Object.keys(wrapped).includes("jsonSchema"), true);
+    assert.equal(JSON.stringify(wrapped).includes("selfheal"), false);
+    assert.equal(parseStructured(wrapped.jsonSchema, '{"a": 1}').ok, wrapped.vendor === null);
+  }
 });
 
 test("hostile ~standard: a throwing getter, a throwing input, a wrong version are TypeErrors", () => {
