@@ -49,7 +49,8 @@
 //   If check throws, heal rejects with that error.
 // * `onStep(outcome, instruction)` (optional) sees every step, in order. For an
 //   abort, `outcome` is `{ kind: "aborted", reason }` (never fed to `next`).
-// * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`.
+// * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`; while it is open no call is
+//   made, the first one included: heal degrades `circuit-open` with 0 attempts.
 // * `now` and `sleep` (optional) replace the clock and the backoff waits (a virtual clock in
 //   tests and simulations); a deadline still cuts a call in flight by a real timer.
 // * The loop is always freed (`loop.free()`), also when heal rejects. The
@@ -62,7 +63,7 @@
 import type { CircuitBreaker, Instruction, LoopOptions, Outcome, PartialUpdate, Prompt, RetryBudget } from "./selfheal.js";
 import { prepareSchema } from "./heal-schema.mjs";
 import type { Accepted } from "./heal-schema.mjs";
-import { estimateTokens, runChain } from "./models.mjs";
+import { estimateTokens, runChain, unsent } from "./models.mjs";
 import type { ChainResult, ModelSpec } from "./models.mjs";
 import { isTracer, startModelCall } from "./otel.mjs";
 import { sleep } from "./sleep.mjs";
@@ -336,6 +337,11 @@ async function runOne(run: Run): Promise<Final> {
     let attempt = 1;
     for (;;) {
       if (signal?.aborted) return aborted();
+      // The breaker is asked before the first call too, as the loop asks it before every later
+      // one (and a chain asks each model's): while it is open, no call is made.
+      if (asking === null && run.breaker?.isOpen(now()) === true) {
+        return unsent("circuit-open", "the circuit breaker is open: no call was made", run.loopOptions);
+      }
       const until = clock.startedAt !== null && deadlineMs !== null ? clock.startedAt + deadlineMs : null;
       span = host.tracer ? startModelCall(host.tracer, { system: provider, model, attempt }) : null;
       // A later model's loop is made at its first push or outcome (see create).

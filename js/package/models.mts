@@ -127,7 +127,8 @@ function leaves(result: Final): LeftReason | null {
   return null;
 }
 
-function stop(reason: StopReason, detail: string, loopOptions: LoopOptions): Degrade {
+/** A degrade before any call: no loop ran, so no report or classification. */
+export function unsent(reason: StopReason, detail: string, loopOptions: LoopOptions): Degrade {
   return { type: "degrade", reason, detail, fallback: loopOptions.fallback ?? null, report: null, classified: null, attempts: 0, costUsd: 0 };
 }
 
@@ -155,10 +156,10 @@ export async function runChain(models: unknown, options: ChainOptions): Promise<
     }
     // The run's limits, before a call to the next model.
     if (ceiling !== null && last !== null && spent >= ceiling) {
-      return finish(stop("cost-ceiling", `the models before ${entry.name} spent ${spent} USD of the ${ceiling} USD ceiling`, loopOptions), null, -1);
+      return finish(unsent("cost-ceiling", `the models before ${entry.name} spent ${spent} USD of the ${ceiling} USD ceiling`, loopOptions), null, -1);
     }
     if (deadlineMs !== null && clock.startedAt !== null && now() >= clock.startedAt + deadlineMs) {
-      return finish(stop("deadline-exceeded", `the deadline (budget.deadlineMs ${deadlineMs} ms) passed before ${entry.name} could be tried`, loopOptions), null, -1);
+      return finish(unsent("deadline-exceeded", `the deadline (budget.deadlineMs ${deadlineMs} ms) passed before ${entry.name} could be tried`, loopOptions), null, -1);
     }
     const perModel = ceiling === null || spent === 0 ? loopOptions : { ...loopOptions, budget: { ...loopOptions.budget, costCeilingUsd: ceiling - spent } };
     const result = await options.run(entry, perModel);
@@ -172,5 +173,5 @@ export async function runChain(models: unknown, options: ChainOptions): Promise<
   if (last !== null) return finish(last.result, last.name, last.index);
   const why = left[left.length - 1];
   const detail = `no model could take the call: ${left.map((l) => `${l.model}: ${l.detail}`).join("; ")}`;
-  return finish(stop(NOT_TRIED_STOP[why?.reason ?? "context-window"] ?? "hard-fail", detail, loopOptions), null, -1);
+  return finish(unsent(NOT_TRIED_STOP[why?.reason ?? "context-window"] ?? "hard-fail", detail, loopOptions), null, -1);
 }

@@ -283,6 +283,35 @@ test("breaker: passed to the loop (an open breaker stops the resend)", async () 
   });
 });
 
+test("breaker: open before the first call, no call is made (as with models, and in selfheal/ai)", async () => {
+  // Each request used to make its first call anyway, degrade only after it failed, and push the
+  // breaker's last failure on: 20 requests, 20 calls to a provider known to be down.
+  await withMock(["valid"], async (mock) => {
+    const breaker = new CircuitBreaker({ failureThreshold: 1, resetTimeoutMs: 60_000 });
+    try {
+      breaker.recordFailure(Date.now());
+      const fallback = { mode: "template", templateId: "t", text: "later" };
+      const steps = [];
+      const result = await heal(anthropicCaller(anthropicClient(mock), { model: "m" }), {
+        ...BASE, breaker, fallback, onStep: (_o, step) => steps.push(step.type),
+      });
+      assert.deepEqual(
+        [result.type, result.reason, result.attempts, result.costUsd, result.fallback],
+        ["degrade", "circuit-open", 0, 0, fallback],
+      );
+      assert.match(result.detail, /no call was made/);
+      assert.equal(mock.requests.length, 0);
+      assert.deepEqual(steps, []);
+      // Once it half-opens, the call goes out.
+      const later = await heal(anthropicCaller(anthropicClient(mock), { model: "m" }), { ...BASE, breaker, now: () => Date.now() + 60_000 });
+      assert.equal(later.type, "done");
+      assert.equal(breaker.state, "closed");
+    } finally {
+      breaker.free();
+    }
+  });
+});
+
 // ---------- with plain fetch ----------
 
 test("plain fetch: dropped connection, 500, cut-off reply, valid -> done repaired", async () => {
