@@ -320,3 +320,49 @@ fn state_round_trips_through_json_and_resumes_identically() {
     assert_eq!(a.start(T0 + 70_000.0), b.start(T0 + 70_000.0));
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_failure_the_request_brought_on_moves_on_without_counting_against_the_tool() {
+    // Three oversized prompts used to open every tool's breaker: for 60 s, every request was
+    // `exhausted` without a call.
+    use selfheal::Cause;
+    let mut o = options();
+    o.failure_threshold = 1;
+    let mut c = FallbackChain::new(o).unwrap();
+    for cause in [
+        Cause::ContextOverflow,
+        Cause::BadRequest,
+        Cause::TooLarge,
+        Cause::ContentFilter,
+        Cause::Aborted,
+    ] {
+        let result = |cause| ChainResult {
+            cause: Some(cause),
+            ..ChainResult::failed("400")
+        };
+        assert_eq!(c.start(T0), call("primary", false));
+        assert_eq!(c.next(result(cause), T0), call("backup", true), "{cause:?}");
+        assert_eq!(c.next(result(cause), T0), call("cache", true), "{cause:?}");
+        assert_eq!(c.failures().len(), 2, "still kept for the host: {cause:?}");
+        for tool in ["primary", "backup"] {
+            assert_eq!(c.breaker_of(tool).unwrap().failures(), 0, "{cause:?}");
+        }
+    }
+    // The tool's own trouble counts: open at once with a threshold of 1.
+    for cause in [Some(Cause::ServerError), Some(Cause::Auth), Some(Cause::Unknown), None] {
+        let mut o = options();
+        o.failure_threshold = 1;
+        let mut c = FallbackChain::new(o).unwrap();
+        c.start(T0);
+        let result = ChainResult {
+            cause,
+            ..ChainResult::failed("boom")
+        };
+        c.next(result, T0);
+        assert_eq!(
+            c.breaker_of("primary").unwrap().state(),
+            BreakerState::Open,
+            "{cause:?}"
+        );
+    }
+}

@@ -432,9 +432,16 @@ export interface FallbackChainOptions {
   /** default 60000 (per tool breaker) */
   resetTimeoutMs?: number;
 }
+/** `error`: what the tool threw. An error object is classified: a failure the request brought on
+ *  (cause bad-request, too-large, context-overflow, content-filter, aborted) moves on to the next
+ *  tool without counting against this one's breaker. */
 export interface ChainResult { ok: boolean; error?: unknown }
 /** A failed call of the current run; error is a one-line description of what was thrown. */
 export interface ChainFailure { tool: string; error: string | null; at: number }
+/** One run at a time: `start()` begins a run (abandoning one in progress), `next()` continues it.
+ *  Requests one after another share a chain, and so its breakers; concurrent requests each need
+ *  their own chain (for models called concurrently, heal({ models }) with one CircuitBreaker per
+ *  model shares the breakers). */
 export class FallbackChain {
   free(): void;
   [Symbol.dispose](): void;

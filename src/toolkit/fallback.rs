@@ -13,12 +13,16 @@
 //!   breaker is not open at `now`; tools with an open breaker are skipped
 //!   without a call.
 //! * Success records a success on that tool's breaker → `done`. Failure
-//!   records a failure → the next tool, or, when none is left, `default`
+//!   records a failure (unless the request brought it on: a bad request, a
+//!   prompt too large for the tool, a content filter, an abort) → the next
+//!   tool, or, when none is left, `default`
 //!   (if a `defaultValue` was given, `null` included) else `exhausted`.
 //! * Final steps are sticky: `next()` returns them again. `start()` always
-//!   begins a fresh run over the same breakers (use one chain for many
-//!   requests so the breakers learn); a run in progress is abandoned without
-//!   recording anything. `next()` before any `start()` acts as `start()` and
+//!   begins a fresh run over the same breakers (requests one after another
+//!   share a chain, so the breakers learn); a run in progress is abandoned
+//!   without recording anything. One run at a time: concurrent requests each
+//!   need their own chain (a result fed to a shared one would be taken for
+//!   the other run's tool). `next()` before any `start()` acts as `start()` and
 //!   ignores the result, since no call was asked for.
 
 use std::collections::BTreeMap;
@@ -27,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::breaker::{BreakerOptions, CircuitBreaker};
+use crate::classify::Cause;
 use crate::error::OptionError;
 
 /// Chain settings. `primary`, `fallbacks` and `timeoutMs` are required.
@@ -114,6 +119,24 @@ pub struct ChainResult {
     pub ok: bool,
     /// What went wrong, as text for logs (kept in [`FallbackChain::failures`]).
     pub error: Option<String>,
+    /// What [`classify`](crate::classify::classify) made of the error, when it was an error
+    /// object. A failure the request brought on ([`the_requests_fault`]) moves the run on
+    /// without counting against the tool's breaker.
+    pub cause: Option<Cause>,
+}
+
+/// A failure caused by what was asked, not by the tool: another tool may take the request (a
+/// larger context window, another filter), but the tool is as healthy as before. Counting these
+/// let three oversized prompts open every tool's breaker for everyone.
+fn the_requests_fault(cause: Cause) -> bool {
+    matches!(
+        cause,
+        Cause::BadRequest
+            | Cause::TooLarge
+            | Cause::ContextOverflow
+            | Cause::ContentFilter
+            | Cause::Aborted
+    )
 }
 
 impl ChainResult {
@@ -122,6 +145,7 @@ impl ChainResult {
         ChainResult {
             ok: true,
             error: None,
+            cause: None,
         }
     }
 
@@ -130,6 +154,7 @@ impl ChainResult {
         ChainResult {
             ok: false,
             error: Some(error.into()),
+            cause: None,
         }
     }
 }
@@ -290,7 +315,9 @@ impl FallbackChain {
                 used_fallback: position > 0,
             }
         } else {
-            self.breaker(&tool).record_failure(now);
+            if !result.cause.is_some_and(the_requests_fault) {
+                self.breaker(&tool).record_failure(now);
+            }
             self.failures.push(ChainFailure {
                 tool,
                 error: result.error,

@@ -297,6 +297,24 @@ test('FallbackChain: default value (exact JSON, null included) and exhausted', (
   assert.deepEqual(none.failures.map((f) => f.error), [null, null]);
 });
 
+test('FallbackChain: a failure the request brought on moves on but leaves the breakers closed', () => {
+  // Three oversized prompts opened every tool's breaker: `exhausted` for everyone for 60 s.
+  const overflow = Object.assign(new Error('prompt is too long: 250000 tokens > 200000 maximum'), {
+    status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } },
+  });
+  const cancelled = new DOMException('The operation was aborted.', 'AbortError');
+  const c = new FallbackChain(CHAIN);
+  for (const error of [overflow, overflow, cancelled]) {
+    c.start(NOW);
+    assert.equal(c.next({ ok: false, error }, NOW).tool, 'cache');
+    assert.equal(c.next({ ok: false, error }, NOW).tool, 'static');
+  }
+  assert.deepEqual(c.start(NOW + 1), { type: 'call', tool: 'search', timeoutMs: 5000, fallback: false });
+  // The tool's own trouble still counts (threshold 1).
+  c.next({ ok: false, error: Object.assign(new Error('Internal Server Error'), { status: 500 }) }, NOW + 2);
+  assert.equal(c.start(NOW + 3).tool, 'cache');
+});
+
 test('FallbackChain: any thrown value becomes a one-line description', () => {
   const errors = [
     [Symbol('odd'), 'Symbol(odd)'],

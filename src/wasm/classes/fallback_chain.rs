@@ -5,6 +5,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use super::{construct, State};
+use crate::classify::{classify, ErrorInfo};
 use crate::toolkit::{ChainResult, FallbackChain};
 use crate::wasm::{de, read, to_js_json};
 
@@ -32,20 +33,21 @@ pub(crate) fn reported_ok(v: &JsValue) -> Result<bool, JsValue> {
 
 /// `result.error`, described as one line.
 pub(crate) fn reported_error(v: &JsValue) -> Result<Option<String>, JsValue> {
-    Ok(describe_error(&read::field(v, "error", "result")?))
+    Ok(described(&read::field(v, "error", "result")?).0)
 }
 
-/// One line describing whatever a tool threw or returned as its error: its
-/// [`ErrorInfo::summary`](crate::classify::ErrorInfo::summary), else `String(error)`.
-fn describe_error(v: &JsValue) -> Option<String> {
+/// One line describing whatever a tool threw or returned as its error (its
+/// [`ErrorInfo::summary`], else `String(error)`), and for an error object what it gathers to.
+fn described(v: &JsValue) -> (Option<String>, Option<ErrorInfo>) {
     if read::is_nullish(v) {
-        return None;
+        return (None, None);
     }
     let string = || js_string(v).ok().and_then(|s| s.as_string());
+    let mut info = None;
     let out = if let Some(s) = v.as_string() {
         s
     } else if read::is_object(v) {
-        let out = read::error_info(v).summary();
+        let out = info.insert(read::error_info(v)).summary();
         if out.is_empty() {
             string()
                 .filter(|s| !s.starts_with("[object "))
@@ -57,7 +59,7 @@ fn describe_error(v: &JsValue) -> Option<String> {
     } else {
         string().unwrap_or_else(|| read::type_name(v).to_string())
     };
-    Some(crate::text::one_line(&out, MAX_ERROR_CHARS))
+    (Some(crate::text::one_line(&out, MAX_ERROR_CHARS)), info)
 }
 
 #[wasm_bindgen(js_name = FallbackChain, skip_typescript)]
@@ -81,15 +83,17 @@ impl JsFallbackChain {
         to_js_json(&self.inner.with(|c| c.start(now))?)
     }
 
-    /// Feed `{ ok, error? }` of the call the last step asked for.
+    /// Feed `{ ok, error? }` of the call the last step asked for; an error object is classified
+    /// (a failure the request brought on does not count against the tool).
     pub fn next(&self, result: JsValue, now: JsValue) -> Result<JsValue, JsValue> {
         let ok = reported_ok(&result)?;
-        let error = reported_error(&result)?;
+        let (error, info) = described(&read::field(&result, "error", "result")?);
         let now = read::now_arg(&now)?;
+        let cause = info.map(|info| classify(&info, None, now).cause);
         to_js_json(
             &self
                 .inner
-                .with(|c| c.next(ChainResult { ok, error }, now))?,
+                .with(|c| c.next(ChainResult { ok, error, cause }, now))?,
         )
     }
 
