@@ -353,12 +353,12 @@ fn a_failure_the_request_brought_on_moves_on_without_counting_against_the_tool()
         let mut o = options();
         o.failure_threshold = 1;
         let mut c = FallbackChain::new(o).unwrap();
-        c.start(T0);
+        let _ = c.start(T0);
         let result = ChainResult {
             cause,
             ..ChainResult::failed("boom")
         };
-        c.next(result, T0);
+        let _ = c.next(result, T0);
         assert_eq!(
             c.breaker_of("primary").unwrap().state(),
             BreakerState::Open,
