@@ -2,13 +2,16 @@
 // The package's entries (SPEC section 11), written into a staging folder by scripts/build.sh
 // (the sources are in js/package/):
 //
-//   index.cjs, index.d.ts          "node" (require and import): the nodejs glue plus `heal`
+//   index.cjs, index.d.ts          "node" require: the nodejs glue plus `heal`, and no-op
+//                                  init()/initSync() (ready once loaded) for code written for browsers
+//   index.node.mjs, index.node.d.mts   "node" import: re-exports index.cjs (one instance), init() default
 //   web/index.js, web/index.d.ts   "browser" / "default": the web glue plus `heal`
 //   workerd.js                     "workerd": initSync on the imported .wasm, plus `heal`
 //   lite/index.cjs, lite/web/index.js, lite/workerd.js (+ .d.ts)
 //                                  selfheal/lite: the same three entries around the glues built
 //                                  without JSON Schema validation, `heal` bound to their RepairLoop
 //   heal.cjs, heal.d.cts           heal.mjs (tsc's output of heal.mts) for require()
+//   heal.node.mjs                  selfheal/heal for Node import: re-exports heal.cjs
 //   partial.mjs, partial.cjs       checkedPartialJson (partial.mts): every entry's PartialJson runs
 //                                  a Standard Schema's own validate in finish()
 //   standard.mjs, standard.d.mts   selfheal/standard: Standard Schema v1 (js/standard.mjs)
@@ -25,7 +28,8 @@
 // None of these imports `ai`, `@opentelemetry/api` or a schema library: those are optional peer
 // dependencies, so the core package installs and runs without them.
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const JS = dirname(fileURLToPath(import.meta.url)); // js/package/
@@ -58,8 +62,23 @@ function entries(dir, up, webUp, name) {
 module.exports = require("./selfheal.js");
 module.exports.heal = require("${up}heal.cjs").createHeal(module.exports.RepairLoop);
 module.exports.PartialJson = require("${up}partial.cjs").checkedPartialJson(module.exports.PartialJson);
+// Ready once loaded: init() and initSync() do nothing, so code written for browsers runs unchanged.
+module.exports.default = async function init() {};
+module.exports.initSync = function initSync() {};
 `);
-  writeFileSync(join(out, "index.d.ts"), `export * from "./selfheal.js";\n${healType(`${up}heal.cjs`)}`);
+  writeFileSync(join(out, "index.node.mjs"), `// ${name} for Node import: the CommonJS entry's exports (import and require share one
+// instance), with its init() as the default export, as in browsers and workerd.
+export * from "./index.cjs";
+import entry from "./index.cjs";
+export default entry.default;
+`);
+  const ready = `/** The Node build is ready once loaded: init() resolves at once and initSync() does nothing, so
+ *  code written for browsers (\`await init()\`) runs unchanged in Node (tests, SSR). */
+export default function init(input?: unknown): Promise<void>;
+export declare function initSync(input?: unknown): void;
+`;
+  writeFileSync(join(out, "index.d.ts"), `export * from "./selfheal.js";\n${healType(`${up}heal.cjs`)}${ready}`);
+  writeFileSync(join(out, "index.node.d.mts"), `export * from "./selfheal.js";\n${healType(`${up}heal.mjs`)}${ready}`);
   writeFileSync(join(out, "web", "index.js"), `// ${name} for browsers and bundlers: the web glue's exports plus \`heal\` (call init() first).
 export * from "./selfheal.js";
 export { default } from "./selfheal.js";
@@ -112,6 +131,14 @@ for (const [name, what] of [["heal", "selfheal/heal"], ["partial", "the entries'
     banner: { js: `// ${what} for require(): ${name}.mjs as CommonJS (js/package/build-ecosystem.mjs).` },
   });
 }
+// selfheal/heal for Node import: heal.cjs, so that its classes (StreamViolation) are the ones the
+// "selfheal" entry's heal uses (index.cjs binds heal.cjs), not a second copy from heal.mjs. Its
+// names are listed: Node cannot find them in esbuild's CommonJS for the neutral platform.
+const healNames = Object.keys(createRequire(import.meta.url)(resolve(stage, "heal.cjs"))).sort();
+writeFileSync(join(stage, "heal.node.mjs"), `// selfheal/heal for Node import: the CommonJS module's exports, so import and require share one instance.
+import cjs from "./heal.cjs";
+export const { ${healNames.join(", ")} } = cjs;
+`);
 await esbuild.build({
   // The same binding, with ai-core.mjs read from js/ so that it is bundled in.
   stdin: { contents: bound("./selfheal.js", "for Node require()").replaceAll('"./ai-core.mjs"', JSON.stringify(join(JS, "ai.mjs"))), resolveDir: stage, sourcefile: "ai.node.entry.mjs" },

@@ -82,6 +82,8 @@ test("the tarball holds the two builds, the workerd entry, heal(), the ecosystem
     // the entries with heal bound (js/package/build-ecosystem.mjs), and their PartialJson
     // running a Standard Schema's validate (js/package/partial.mts)
     "index.cjs", "index.d.ts", "web/index.d.ts", "web/index.js", "partial.cjs", "partial.mjs",
+    // Node import: index.cjs's exports and init() as default; heal.cjs's (one instance each)
+    "index.node.mjs", "index.node.d.mts", "heal.node.mjs",
     // selfheal/ai, /standard, /otel (tests/packaging/ecosystem.test.mjs)
     "ai-core.mjs", "ai.d.cts", "ai.d.mts", "ai.node.cjs", "ai.node.mjs", "ai.web.mjs", "ai.workerd.mjs",
     "otel.d.mts", "otel.mjs", "standard.d.mts", "standard.mjs",
@@ -239,6 +241,27 @@ test("selfheal/heal resolves by name and runs the host loop with the package's R
   `);
   const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
   assert.deepEqual(JSON.parse(stdout), { type: "done", value: [1, 2], fixes: ["trailing-comma"], attempts: 2 });
+});
+
+test("Node: selfheal/heal's StreamViolation is the class the entry's heal cuts a stream with, for import and require", async () => {
+  // import "selfheal/heal" loaded heal.mjs, a second copy of the class: a cut stream's reason was
+  // not instanceof the StreamViolation a user imported.
+  const file = join(project, "heal-identity.mjs");
+  writeFileSync(file, `
+    import { createRequire } from "node:module";
+    import { heal } from "selfheal";
+    import { StreamViolation } from "selfheal/heal";
+    const require = createRequire(import.meta.url);
+    let reason;
+    await heal(async (prompt, { push, streamSignal }) => {
+      push('{"n": "not a number", ');
+      reason = streamSignal.reason;
+      return { text: '{"n": "not a number"}' };
+    }, { prompt: { system: "s", user: "u" }, schema: { type: "object", properties: { n: { type: "number" } } }, budget: { repairable: 0 } });
+    console.log(JSON.stringify([reason instanceof StreamViolation, StreamViolation === require("selfheal/heal").StreamViolation]));
+  `);
+  const { stdout } = await run(process.execPath, [file], { cwd: project, timeout: 30_000 });
+  assert.deepEqual(JSON.parse(stdout), [true, true]);
 });
 
 test("heal is exported by the entry itself, bound to its RepairLoop: Node ESM and CommonJS", async () => {

@@ -83,7 +83,7 @@ test("the tarball ships selfheal/lite: both glues, the .wasm, the three entries 
   const shipped = files.filter((f) => f.startsWith("lite/")).map(snippet);
   const snippets = (dir) => ["gather.js", "instructions.js", "schema_keys.js"].map((s) => `${dir}snippets/selfheal-HASH/js/snippets/${s}`);
   assert.deepEqual(shipped, [
-    "lite/index.cjs", "lite/index.d.ts", "lite/selfheal.d.ts", "lite/selfheal.js", "lite/selfheal_bg.wasm",
+    "lite/index.cjs", "lite/index.d.ts", "lite/index.node.mjs", "lite/index.node.d.mts", "lite/selfheal.d.ts", "lite/selfheal.js", "lite/selfheal_bg.wasm",
     ...snippets("lite/"), "lite/web/index.d.ts", "lite/web/index.js", "lite/web/package.json",
     "lite/web/selfheal.d.ts", "lite/web/selfheal.js", "lite/web/selfheal_bg.wasm", ...snippets("lite/web/"),
     "lite/workerd.js",

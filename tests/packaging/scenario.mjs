@@ -31,8 +31,9 @@ export function runScenario(selfheal) {
     // 3. A fenced reply with a trailing comma: repaired locally, done.
     steps.push(loop.next({ kind: "reply", text: '```json\n{"city": "Paris",}\n```' }, now + 3_000));
     return {
-      // Which build the "selfheal" specifier resolved to: the web build exports initSync.
-      build: typeof selfheal.initSync === "function" ? "web" : "node",
+      // Which build the "selfheal" specifier resolved to: the web build's initSync is
+      // wasm-bindgen's, which takes the module; the Node build's takes nothing (it is ready).
+      build: selfheal.initSync.length === 1 ? "web" : "node",
       steps,
       attempts: loop.attempts,
       repaired: selfheal.repairJson("{'a': True,}"),

@@ -49,7 +49,7 @@ export function runScenario(selfheal) {
       validate = `${e.constructor.name}: ${e.message}`;
     }
     return {
-      build: typeof selfheal.initSync === "function" ? "web" : "node",
+      build: selfheal.initSync.length === 1 ? "web" : "node", // see tests/packaging/scenario.mjs
       steps,
       check: check(last.value),
       attempts: loop.attempts,

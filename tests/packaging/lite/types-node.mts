@@ -1,9 +1,10 @@
-// Strict TypeScript, nodenext: "selfheal/lite" resolves to the lite CommonJS build's .d.ts.
+// Strict TypeScript, nodenext: "selfheal/lite" resolves to the lite Node build's declarations.
 import { RepairLoop, Schema, heal, type Instruction, type Parsed } from "selfheal/lite";
-// @ts-expect-error the Node build has no initSync
-import { initSync } from "selfheal/lite";
+// Ready once loaded: init() and initSync() do nothing, so browser code runs unchanged.
+import init, { initSync } from "selfheal/lite";
 
-void initSync;
+await init();
+initSync();
 const loop = new RepairLoop({ prompt: { system: "s", user: "u" }, schema: { type: "object" }, seed: 1 });
 const step: Instruction = loop.next({ kind: "reply", text: "{}" });
 if (step.type === "done") {
