@@ -24,6 +24,9 @@ type LoopSettings = Omit<LoopOptions, "prompt" | "schema">;
 type StepListener = (outcome: Outcome | { kind: "reply" }, instruction: Instruction | Degrade) => void;
 
 export interface SelfhealMiddlewareOptions extends LoopSettings {
+  /** Default "reask" here (not the loop's "fix"): the call is resent with the correction appended
+   *  to its own messages. With "reask", `maxPromptChars` defaults to none. */
+  mode?: NonNullable<LoopSettings["mode"]>;
   /** Shared across calls: transient failures open it, an open breaker makes no call. */
   breaker?: CircuitBreaker;
   /** Passed to each call's RepairLoop: every first call recorded, every resend asked for (SPEC section 10). */
@@ -57,6 +60,9 @@ export interface SelfhealMiddleware {
 export type AnySchema = StandardSchemaV1 | { readonly jsonSchema: unknown; validate?: unknown } | object | boolean | string;
 
 export interface RepairTextOptions extends LoopSettings {
+  /** Default "reask" when `prompt` is given (the caller's prompt with the correction appended),
+   *  else "fix" (a repair prompt quoting the failed text). */
+  mode?: NonNullable<LoopSettings["mode"]>;
   /** The schema given to generateObject (a Standard Schema's validate runs on the repaired value). */
   schema: AnySchema;
   /** The model for the repair call; without it only local repair is tried. */
@@ -73,6 +79,9 @@ export interface RepairTextOptions extends LoopSettings {
 export type SelfhealRepairText = (options: { text: string; error: unknown }) => Promise<string | null>;
 
 export interface RepairToolCallOptions extends LoopSettings {
+  /** Default "reask" here (not the loop's "fix"): the conversation so far with the correction.
+   *  With "reask", `maxPromptChars` defaults to none. */
+  mode?: NonNullable<LoopSettings["mode"]>;
   /** The model for the reask; without it only local repair is tried. */
   model?: LanguageModelLike;
   tracer?: TracerLike;

@@ -73,8 +73,9 @@ export type Fix =
   | "coerce-enum" | "coerce-array" | "coerce-object" | "coerce-null";
 export type Parsed =
   | { ok: true; value: unknown; fixes: Fix[];
-      /** selfheal/lite only, with a schema: false, the value was checked for syntax only
-       *  (that build has no JSON Schema validator). Absent from the full build. */
+      /** false when the value was not checked against the schema: in selfheal/lite, which has
+       *  no JSON Schema validator (syntax only), and from `PartialJson.finish()` when a Standard
+       *  Schema's validate is async (not awaited there). Absent otherwise. */
       validated?: false }
   | { ok: false; report: FailureReport };
 export interface ParseOptions {
@@ -501,7 +502,8 @@ export interface CompactionOptions {
 }
 /** Nothing below 80% of maxTokens; above, trim tool results, keep the last keepRecent, summarise the rest. */
 export function planCompaction(messages: Message[], options: CompactionOptions): Compaction;
-/** [summary message, ack message, ...plan.keep]. */
+/** [summary message, ack message, ...plan.keep], for a "summarize" plan; a "none" plan (nothing
+ *  to apply) is a TypeError. The parameter is typed as SPEC writes it: narrow the plan first. */
 export function applySummary(plan: Compaction, summary: string): Message[];
 
 export interface HealingEvent { timestamp: number; taskId: string; errorCategory: string; severity: string;

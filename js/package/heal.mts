@@ -95,7 +95,25 @@ export type Final = Extract<Instruction, { type: "done" } | { type: "degrade" }>
  * the model whose loop gave it, null if no model could be tried) and `fellBackFrom` (every other
  * model, in order, with why it was left); `attempts` and `costUsd` then count the whole chain.
  */
-export type HealResult = Final & Partial<ChainResult>;
+export type HealResult<Value = unknown> =
+  (Exclude<Final, { type: "done" }> | (Extract<Final, { type: "done" }> & { value: Value })) & Partial<ChainResult>;
+/** The done value with `tools`: the call the model made, its input checked against that tool's schema. */
+export interface ToolCallValue {
+  /** The provider's id for the call; absent when it gave none. */
+  id?: string;
+  name: string;
+  input: unknown;
+}
+/** A Standard Schema's output type (transforms applied), else unknown. */
+type OutputOf<S> = S extends { readonly "~standard": { readonly types?: infer T } }
+  ? NonNullable<T> extends { readonly output: infer Out } ? Out : unknown
+  : unknown;
+/**
+ * What `value` is in a `done`, from the options: with `tools`, the tool call; with a Standard
+ * Schema, the library's output (its validate ran on it); with a JSON Schema, unknown.
+ */
+export type HealValue<Options> = Options extends { tools: object } ? ToolCallValue
+  : Options extends { schema: infer S } ? OutputOf<S> : unknown;
 export interface ModelReply {
   /** May be left out after `context.push`: the pushed text is the reply. */
   text?: string;
@@ -170,9 +188,9 @@ export interface RepairLoopClass {
 }
 /** `heal` as every entry of the package exports it: bound to that entry's RepairLoop. */
 export interface Heal {
-  (callModel: CallModel, options: HealOptions): Promise<HealResult>;
+  <Options extends HealOptions>(callModel: CallModel, options: Options): Promise<HealResult<HealValue<Options>>>;
   /** With `options.models` the models are the callers: no callModel argument. */
-  (options: HealOptions & { models: ModelSpec[] }): Promise<HealResult>;
+  <Options extends HealOptions & { models: ModelSpec[] }>(options: Options): Promise<HealResult<HealValue<Options>>>;
 }
 
 type Loop = InstanceType<RepairLoopClass>;
@@ -199,12 +217,12 @@ export function createHeal(RepairLoop: RepairLoopClass): Heal {
  * Run the host loop once. `options` are the RepairLoop options plus
  * `{ RepairLoop, signal?, onStep?, check?, breaker?, retryBudget?, models?, tracer?, warn? }`.
  */
-export async function heal(callModel: CallModel | null, options: HealOptions & { RepairLoop: RepairLoopClass }): Promise<HealResult> {
+export async function heal<Options extends HealOptions & { RepairLoop: RepairLoopClass }>(callModel: CallModel | null, options: Options): Promise<HealResult<HealValue<Options>>> {
   const RepairLoop = options?.RepairLoop;
   if (typeof RepairLoop !== "function") {
     throw new TypeError("heal: options.RepairLoop must be the selfheal RepairLoop class (or use createHeal(RepairLoop))");
   }
-  return runHeal(RepairLoop, callModel, options);
+  return runHeal(RepairLoop, callModel, options) as Promise<HealResult<HealValue<Options>>>;
 }
 
 /** What runOne needs besides the loop options: the host's hooks, shared by every model of a chain. */

@@ -25,8 +25,10 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 }
 export type InferOutput<S> = S extends StandardSchemaV1<unknown, infer O> ? O : unknown;
 
-/** A converter for a vendor without Standard JSON Schema, e.g. `{ valibot: toJsonSchema }`. */
-export type Converters = Record<string, (schema: StandardSchemaV1) => object | Promise<object>>;
+/** A converter for a vendor without Standard JSON Schema, e.g. `{ valibot: toJsonSchema }`
+ *  (`any`: each vendor's converter takes its own schema type, which a Standard Schema is not). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Converters = Record<string, (schema: any) => object | Promise<object>>;
 export interface ConvertOptions {
   converters?: Converters;
   /** How a vendor's converter package is loaded (default: dynamic import by name). */
@@ -51,7 +53,7 @@ export type Checked<Output> = { ok: true; value: Output } | Rejection;
 export interface ResolvedSchema<Output = unknown> {
   standard: boolean;
   /** What goes into `LoopOptions.schema`: the converted JSON Schema, or the schema as given. */
-  jsonSchema: unknown;
+  jsonSchema: object | boolean | string;
   source: JsonSchemaSource | "json-schema";
   vendor: string | null;
   note: string | null;

@@ -107,7 +107,7 @@ test("strict TypeScript with the real ai, zod and @opentelemetry/api: the parts 
   // still resolves from the consumer project above it, as installed from the tarball. The AI
   // SDK's own declarations need @types/node, which this repository does not install: skipLibCheck.
   const dir = join(project, "ts-ai");
-  for (const peer of ["ai", "zod", "@opentelemetry/api"]) {
+  for (const peer of ["ai", "zod", "@opentelemetry/api", "valibot", "@valibot/to-json-schema"]) {
     const target = join(ROOT, "node_modules", peer);
     assert.ok(existsSync(target), `${peer} is a devDependency`);
     mkdirSync(dirname(join(dir, "node_modules", peer)), { recursive: true });

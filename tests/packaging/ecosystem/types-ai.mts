@@ -6,9 +6,12 @@ import { MockLanguageModelV4 } from "ai/test";
 import { trace } from "@opentelemetry/api";
 import * as z from "zod";
 import { degradeOf, repairText, repairToolCall, selfhealMiddleware, SelfhealError, type Degrade } from "selfheal/ai";
-import { resolveSchema, type ResolvedSchema } from "selfheal/standard";
+import { jsonSchemaOf, resolveSchema, type ResolvedSchema } from "selfheal/standard";
+import * as v from "valibot";
+import { toJsonSchema } from "@valibot/to-json-schema";
 import { startModelCall } from "selfheal/otel";
-import { CircuitBreaker, RetryBudget } from "selfheal";
+import { CircuitBreaker, RepairLoop, RetryBudget, heal } from "selfheal";
+import { anthropicCaller } from "selfheal/heal";
 
 const breaker = new CircuitBreaker({ failureThreshold: 3 });
 const middleware: LanguageModelMiddleware = selfhealMiddleware({
@@ -37,3 +40,29 @@ export async function run(): Promise<string> {
 }
 // @ts-expect-error the middleware options are checked (budget.transient is a number)
 selfhealMiddleware({ budget: { transient: "3" } });
+
+// heal's done value is typed from its options: a Standard Schema's output (transforms applied), the
+// tool call with tools, unknown with a JSON Schema (it was unknown for all three).
+declare const client: object;
+const claude = anthropicCaller(client, { model: "m" });
+const prompt = { system: "s", user: "u" };
+export async function healed(): Promise<string[]> {
+  const city = await heal(claude, { prompt, schema: z.object({ city: z.string().trim(), n: z.string().transform(Number) }) });
+  const n: number = city.type === "done" ? city.value.n : 0;
+  const called = await heal(claude, { prompt, tools: { lookup: { inputSchema: z.object({ q: z.string() }) } } });
+  const name: string = called.type === "done" ? called.value.name : "";
+  const id: string | undefined = called.type === "done" ? called.value.id : undefined;
+  const plain = await heal(claude, { prompt, schema: { type: "object" } });
+  // @ts-expect-error with a JSON Schema the value is unknown
+  const field: string = plain.type === "done" ? plain.value.city : "";
+  return [String(n), name, id ?? "", field];
+}
+
+// The documented pairings: a vendor's own converter in `converters` (it takes its own schema type),
+// and a resolved schema's jsonSchema as the loop's schema (it was unknown, and refused).
+export async function paired(): Promise<string> {
+  const converted = await jsonSchemaOf(v.object({ a: v.string() }), { converters: { valibot: toJsonSchema } });
+  const loop = new RepairLoop({ prompt, schema: (await resolveSchema(City)).jsonSchema });
+  loop.free();
+  return converted.source;
+}
