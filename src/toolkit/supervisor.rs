@@ -381,8 +381,10 @@ fn intervene(strategy: InterventionStrategy, reason: String) -> Verdict {
 }
 
 /// One line, at most [`MAX_NOTE_CHARS`] code points, with the `<steps>` tags
-/// neutralised so a note cannot close the quote early (neutralised first:
-/// `&lt;` is longer than `<`, and clipping never makes a `<`).
+/// neutralised so a note cannot close the quote early: made one line first (so
+/// what becomes a space is seen by the neutraliser as a space), neutralised,
+/// then clipped (`&lt;` is longer than `<`, and a cut never makes a tag).
 fn quote_note(s: &str) -> String {
-    crate::text::one_line(&neutralise(s, "steps"), MAX_NOTE_CHARS)
+    let line = crate::text::one_line(s, usize::MAX);
+    crate::text::one_line(&neutralise(&line, "steps"), MAX_NOTE_CHARS)
 }

@@ -100,8 +100,10 @@ pub fn neutralise_tags(s: &str, names: &[&str]) -> String {
 fn tag_follows(after: &str, name: &str) -> bool {
     // Blanks a reader skips, Unicode's (U+00A0, U+3000, U+2009…) and the invisible ones a
     // model may write (zero-width space and joiners, word joiner, BOM, soft hyphen).
+    // Control characters too: `one_line` makes them spaces, so `<\u{1}/name>` must count.
     let blank = |c: char| {
         c.is_whitespace()
+            || c.is_control()
             || matches!(
                 c,
                 '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}'
@@ -213,6 +215,9 @@ mod tests {
             "<\u{3000}/\u{2009}broken_output>",
             "<\u{200b}/broken_output>",
             "</\u{feff}broken_output>",
+            // Control characters, which one_line makes spaces (`<\u{1}/x>` became `< /x>`).
+            "<\u{1}/broken_output>",
+            "</\u{7f}broken_output>",
         ] {
             let out = neutralise_tags(&format!("a{tag}b"), &names);
             assert!(out.starts_with("a&lt;"), "{tag}: {out}");
