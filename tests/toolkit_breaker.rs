@@ -120,6 +120,19 @@ fn a_failed_trial_stamped_before_the_breaker_half_opened_still_reopens_it_for_a_
 }
 
 #[test]
+fn a_success_forgets_the_last_failure_so_a_stamp_far_ahead_does_not_outlive_it() {
+    // A failure stamped an hour ahead (a wrong clock), then a success: the next failure opens the
+    // breaker for resetTimeoutMs from its own time, not from that stamp.
+    let mut b = breaker(1, 60_000.0);
+    b.record_failure(T0 + 3_600_000.0);
+    b.record_success();
+    assert_eq!(b.last_failure_at(), None);
+    b.record_failure(T0 + 600_000.0);
+    assert!(b.is_open(T0 + 659_999.0));
+    assert!(!b.is_open(T0 + 660_000.0));
+}
+
+#[test]
 fn a_success_while_half_open_closes() {
     let mut b = breaker(1, 10.0);
     b.record_failure(T0);

@@ -120,10 +120,12 @@ impl CircuitBreaker {
         self.last_failure_at.map_or(f64::INFINITY, |t| at - t) >= self.options.reset_timeout_ms
     }
 
-    /// The call succeeded: closed, failures 0.
+    /// The call succeeded: closed, failures 0, no last failure (a failure from before it,
+    /// stamped far ahead, must not hold the next ones back).
     pub fn record_success(&mut self) {
         self.state = BreakerState::Closed;
         self.failures = 0;
+        self.last_failure_at = None;
     }
 
     /// The call failed: count it; open once failures reach the threshold,
