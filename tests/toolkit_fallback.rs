@@ -334,7 +334,6 @@ fn a_failure_the_request_brought_on_moves_on_without_counting_against_the_tool()
         Cause::BadRequest,
         Cause::TooLarge,
         Cause::ContentFilter,
-        Cause::Aborted,
     ] {
         let result = |cause| ChainResult {
             cause: Some(cause),
@@ -349,7 +348,14 @@ fn a_failure_the_request_brought_on_moves_on_without_counting_against_the_tool()
         }
     }
     // The tool's own trouble counts: open at once with a threshold of 1.
-    for cause in [Some(Cause::ServerError), Some(Cause::Auth), Some(Cause::Unknown), None] {
+    // An abort too: it is how a host enforces the step's timeoutMs.
+    for cause in [
+        Some(Cause::ServerError),
+        Some(Cause::Auth),
+        Some(Cause::Aborted),
+        Some(Cause::Unknown),
+        None,
+    ] {
         let mut o = options();
         o.failure_threshold = 1;
         let mut c = FallbackChain::new(o).unwrap();

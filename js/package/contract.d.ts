@@ -434,7 +434,7 @@ export interface FallbackChainOptions {
   resetTimeoutMs?: number;
 }
 /** `error`: what the tool threw. An error object is classified: a failure the request brought on
- *  (cause bad-request, too-large, context-overflow, content-filter, aborted) moves on to the next
+ *  (cause bad-request, too-large, context-overflow, content-filter) moves on to the next
  *  tool without counting against this one's breaker. */
 export interface ChainResult { ok: boolean; error?: unknown }
 /** A failed call of the current run; error is a one-line description of what was thrown. */

@@ -14,7 +14,7 @@
 //!   without a call.
 //! * Success records a success on that tool's breaker → `done`. Failure
 //!   records a failure (unless the request brought it on: a bad request, a
-//!   prompt too large for the tool, a content filter, an abort) → the next
+//!   prompt too large for the tool, a content filter) → the next
 //!   tool, or, when none is left, `default`
 //!   (if a `defaultValue` was given, `null` included) else `exhausted`.
 //! * Final steps are sticky: `next()` returns them again. `start()` always
@@ -127,15 +127,12 @@ pub struct ChainResult {
 
 /// A failure caused by what was asked, not by the tool: another tool may take the request (a
 /// larger context window, another filter), but the tool is as healthy as before. Counting these
-/// let three oversized prompts open every tool's breaker for everyone.
+/// let three oversized prompts open every tool's breaker for everyone. An abort counts against
+/// the tool: it is how a host usually enforces the step's `timeoutMs`.
 fn the_requests_fault(cause: Cause) -> bool {
     matches!(
         cause,
-        Cause::BadRequest
-            | Cause::TooLarge
-            | Cause::ContextOverflow
-            | Cause::ContentFilter
-            | Cause::Aborted
+        Cause::BadRequest | Cause::TooLarge | Cause::ContextOverflow | Cause::ContentFilter
     )
 }
 

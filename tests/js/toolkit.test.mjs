@@ -302,17 +302,19 @@ test('FallbackChain: a failure the request brought on moves on but leaves the br
   const overflow = Object.assign(new Error('prompt is too long: 250000 tokens > 200000 maximum'), {
     status: 400, error: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long: 250000 tokens > 200000 maximum' } },
   });
-  const cancelled = new DOMException('The operation was aborted.', 'AbortError');
   const c = new FallbackChain(CHAIN);
-  for (const error of [overflow, overflow, cancelled]) {
+  for (const error of [overflow, overflow, overflow]) {
     c.start(NOW);
     assert.equal(c.next({ ok: false, error }, NOW).tool, 'cache');
     assert.equal(c.next({ ok: false, error }, NOW).tool, 'static');
   }
   assert.deepEqual(c.start(NOW + 1), { type: 'call', tool: 'search', timeoutMs: 5000, fallback: false });
-  // The tool's own trouble still counts (threshold 1).
+  // The tool's own trouble still counts (threshold 1), an abort included: it is how a host
+  // enforces the step's timeoutMs.
   c.next({ ok: false, error: Object.assign(new Error('Internal Server Error'), { status: 500 }) }, NOW + 2);
   assert.equal(c.start(NOW + 3).tool, 'cache');
+  c.next({ ok: false, error: new DOMException('The operation was aborted.', 'AbortError') }, NOW + 4);
+  assert.equal(c.start(NOW + 5).tool, 'static');
 });
 
 test('FallbackChain: any thrown value becomes a one-line description', () => {
