@@ -63,6 +63,8 @@ module.exports = require("./selfheal.js");
 module.exports.heal = require("${up}heal.cjs").createHeal(module.exports.RepairLoop);
 module.exports.PartialJson = require("${up}partial.cjs").checkedPartialJson(module.exports.PartialJson);
 // Ready once loaded: init() and initSync() do nothing, so code written for browsers runs unchanged.
+// __esModule: TypeScript's and bundlers' CommonJS interop then take \`default\` as the default export.
+Object.defineProperty(module.exports, "__esModule", { value: true });
 module.exports.default = async function init() {};
 module.exports.initSync = function initSync() {};
 `);

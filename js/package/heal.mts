@@ -188,10 +188,15 @@ export interface RepairLoopClass {
 }
 /** `heal` as every entry of the package exports it: bound to that entry's RepairLoop. */
 export interface Heal {
-  <Options extends HealOptions>(callModel: CallModel, options: Options): Promise<HealResult<HealValue<Options>>>;
+  <Options extends HealOptions>(callModel: CallModel, options: Options & Known<Options, HealOptions>): Promise<HealResult<HealValue<Options>>>;
   /** With `options.models` the models are the callers: no callModel argument. */
-  <Options extends HealOptions & { models: ModelSpec[] }>(options: Options): Promise<HealResult<HealValue<Options>>>;
+  <Options extends HealOptions & { models: ModelSpec[] }>(options: Options & Known<Options, HealOptions>): Promise<HealResult<HealValue<Options>>>;
 }
+/**
+ * No keys but `Shape`'s: a generic parameter loses TypeScript's excess-property check for object
+ * literals, so a misspelt option (`shema`, silently no validation) would compile without this.
+ */
+type Known<Options, Shape> = Record<Exclude<keyof Options, keyof Shape>, never>;
 
 type Loop = InstanceType<RepairLoopClass>;
 type Settled = { kind: "reply"; reply: unknown } | { kind: "error"; error: unknown } | { kind: "aborted" } | { kind: "cut"; reply?: unknown };
@@ -217,7 +222,9 @@ export function createHeal(RepairLoop: RepairLoopClass): Heal {
  * Run the host loop once. `options` are the RepairLoop options plus
  * `{ RepairLoop, signal?, onStep?, check?, breaker?, retryBudget?, models?, tracer?, warn? }`.
  */
-export async function heal<Options extends HealOptions & { RepairLoop: RepairLoopClass }>(callModel: CallModel | null, options: Options): Promise<HealResult<HealValue<Options>>> {
+export async function heal<Options extends HealOptions & { RepairLoop: RepairLoopClass }>(
+  callModel: CallModel | null, options: Options & Known<Options, HealOptions & { RepairLoop: RepairLoopClass }>,
+): Promise<HealResult<HealValue<Options>>> {
   const RepairLoop = options?.RepairLoop;
   if (typeof RepairLoop !== "function") {
     throw new TypeError("heal: options.RepairLoop must be the selfheal RepairLoop class (or use createHeal(RepairLoop))");

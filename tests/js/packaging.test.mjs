@@ -6,7 +6,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -173,6 +173,33 @@ test("TypeScript resolves each condition's declarations", async () => {
       assert.fail(`tsc -p ${name}:\n${e.stdout}${e.stderr}`);
     }
   }));
+});
+
+test("TypeScript compiled to CommonJS: import init, { initSync } from \"selfheal\" type-checks and runs", async () => {
+  // tsc's CommonJS interop takes `default` only from a module marked __esModule: without it,
+  // `init` was the whole exports object ("(0, selfheal_1.default) is not a function").
+  const dir = join(project, "ts-cjs");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "app.cts"), `import init, { initSync, RepairLoop } from "selfheal";
+async function main(): Promise<void> {
+  await init();
+  initSync();
+  (globalThis as unknown as { process: { stdout: { write(s: string): void } } }).process.stdout.write(typeof RepairLoop);
+}
+void main();
+`);
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { strict: true, module: "nodenext", moduleResolution: "nodenext", target: "ES2022", lib: ["ES2022", "ESNext.Disposable"], types: [], outDir: "out" },
+    files: ["app.cts"],
+  }));
+  const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
+  try {
+    await run(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: dir, timeout: 60_000 });
+  } catch (e) {
+    assert.fail(`tsc:\n${e.stdout}${e.stderr}`);
+  }
+  const { stdout } = await run(process.execPath, [join(dir, "out", "app.cjs")], { cwd: dir, timeout: 30_000 });
+  assert.equal(stdout.trim(), "function");
 });
 
 test("browser: a page bundled by esbuild (browser condition), in headless Chromium", async () => {
