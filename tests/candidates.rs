@@ -96,6 +96,42 @@ fn an_outer_value_that_cannot_be_repaired_fails_whole() {
     );
 }
 
+#[test]
+fn a_valid_value_inside_a_broken_one_is_read_as_json() {
+    // Found by the property test below at 10,000 cases. The quote rule for broken strings (a
+    // `"` before a `}` or `]` the string opened is content when another quote follows) read a
+    // valid string of the document wrongly: the repair of the outer value failed inside the
+    // document, and the skim, going on from there (or reading `"[\\"]` the same way), ended the
+    // broken value inside the document, whose next value was then offered on its own.
+    let schema = compile("true");
+    for (raw, want) in [
+        (
+            r#"{"a": "x"y", "b": [{"a":"{"},["}}"],[]]}"#,
+            Some(json!({"a": "x\"y", "b": [{"a": "{"}, ["}}"], []]})),
+        ),
+        (r#"{"a": hello, "b": [["[\\"],[["'a}"]],{}]}"#, None),
+        (
+            r#"{"a": "x"y", "b": [{"a":"{],]"},[{"a":null}]]}"#,
+            Some(json!({"a": "x\"y", "b": [{"a": "{],]"}, [{"a": null}]]})),
+        ),
+        (
+            r#"{"a": 1 "b": [[null,"\"}[:a'\""],[true,false,[null,"::: }\\\\"]],[]]]"#,
+            Some(
+                json!({"a": 1, "b": [[null, "\"}[:a'\""], [true, false, [null, "::: }\\\\"]], []]}),
+            ),
+        ),
+        (
+            r#"{"a": [}, "b": [["}}  ["],[[",n}}p  ,"]],{"ju":",w{a ","k":" [} '::"}]}"#,
+            Some(
+                json!({"a": [], "b": [["}}  ["], [[",n}}p  ,"]], {"ju": ",w{a ", "k": " [} '::"}]}),
+            ),
+        ),
+    ] {
+        assert_eq!(repaired_value(raw), want, "{raw}");
+        assert_eq!(parse(raw, Some(&schema), &opts()).ok_value(), want, "{raw}");
+    }
+}
+
 // ---------- item 2: the schema chooses ----------
 
 const OBJECT: &str =

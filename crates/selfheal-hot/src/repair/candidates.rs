@@ -320,10 +320,29 @@ fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
 
 /// The length of the strict JSON value at the start of `text`, if there is one.
 pub(super) fn strict_len(text: &str) -> Option<usize> {
+    strict_prefix(text).ok()
+}
+
+/// The length of the strict JSON value at the start of `text`, or, when there is none, how far
+/// the strict parse read before it failed (what trying cost).
+pub(super) fn strict_prefix(text: &str) -> Result<usize, usize> {
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<StrictJson>();
     match stream.next() {
-        Some(Ok(_)) => Some(stream.byte_offset()),
-        _ => None,
+        Some(Ok(_)) => Ok(stream.byte_offset()),
+        // serde_json reports a line (from 1) and the bytes before the error on that line.
+        Some(Err(e)) if e.line() > 0 => {
+            let line_start = match e.line() {
+                1 => 0,
+                n => text
+                    .bytes()
+                    .enumerate()
+                    .filter(|&(_, c)| c == b'\n')
+                    .nth(n - 2)
+                    .map_or(text.len(), |(i, _)| i + 1),
+            };
+            Err((line_start + e.column()).min(text.len()))
+        }
+        _ => Err(text.len()),
     }
 }
 

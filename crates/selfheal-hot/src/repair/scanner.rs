@@ -117,6 +117,15 @@ pub(super) struct Scanner<'a> {
     /// (`{"time": "12:20}`). A second, conservative scan turns it off when it misled.
     pub(super) close_early: bool,
     pub(super) closed_early: bool,
+    /// Input offset up to which the text is one strict JSON value, found where a `{`/`[` starts
+    /// a value ([`Scanner::strict_value`]). The heuristics for broken text never bend a valid
+    /// value: inside it a closing quote ends its string as in JSON, even before a `}` the string
+    /// opened (`{"a": "x"y", "b": [{"c": "{"}, "d"]}`).
+    pub(super) strict_end: usize,
+    /// What trying for strict values may still read: a failed try reads up to the error, so
+    /// trying each container of a long, deeply nested broken value is charged here and the pass
+    /// stays linear. Once it runs out nothing more is tried, and the heuristics read on.
+    strict_budget: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -144,6 +153,8 @@ impl<'a> Scanner<'a> {
             budget: std::cell::Cell::new(4 * src.len() + 4096),
             close_early: true,
             closed_early: false,
+            strict_end: 0,
+            strict_budget: 4 * src.len() + 4096,
         }
     }
 
@@ -163,6 +174,7 @@ impl<'a> Scanner<'a> {
         self.after_call = false;
         self.same_line = false;
         self.closed_early = false;
+        self.strict_end = 0;
     }
 
     /// One value starting at the `{` or `[` at `start`.
@@ -246,7 +258,17 @@ impl<'a> Scanner<'a> {
                 continue;
             }
             match c {
-                b'{' | b'[' => depth += 1,
+                // A strict value is stepped over whole, as the scanner reads one: the quote
+                // rules for broken strings must not end the broken value inside it (they took
+                // the `"` of `"[\\"]` for content, so `{"a": hello, "b": [["[\\"],[["'a}"]],{}]}`
+                // ended after `a}"]]` and its `{}` was offered).
+                b'{' | b'[' => match self.strict_value(self.pos) {
+                    Some(end) => {
+                        self.pos = end;
+                        continue;
+                    }
+                    None => depth += 1,
+                },
                 b'}' | b']' => {
                     depth -= 1;
                     if depth == 0 {
@@ -256,6 +278,21 @@ impl<'a> Scanner<'a> {
                 _ => {}
             }
             self.pos += utf8_len(c);
+        }
+    }
+
+    /// Where the strict JSON value that starts at the `{`/`[` at `pos` ends, if it is one; a
+    /// failed try is charged to `strict_budget`.
+    pub(super) fn strict_value(&mut self, pos: usize) -> Option<usize> {
+        if self.strict_budget == 0 {
+            return None;
+        }
+        match super::candidates::strict_prefix(self.src.get(pos..).unwrap_or("")) {
+            Ok(len) => Some(pos + len),
+            Err(read) => {
+                self.strict_budget = self.strict_budget.saturating_sub(read.max(1));
+                None
+            }
         }
     }
 
@@ -710,7 +747,17 @@ impl<'a> Scanner<'a> {
             return self.string_value(quote);
         }
         match c {
-            b'{' | b'[' => self.open_container(),
+            b'{' | b'[' => {
+                // Inside a value too, an object or array that is strict JSON is read as JSON
+                // reads it (a sequence's was tried above). It is still read, not copied, so its
+                // depth counts towards MAX_DEPTH.
+                if self.pos >= self.strict_end && self.top() != Some(Container::Root) {
+                    if let Some(end) = self.strict_value(self.pos) {
+                        self.strict_end = end;
+                    }
+                }
+                self.open_container()
+            }
             b'-' | b'0'..=b'9' | b'.' => self.number(),
             b'/' => self.regex(),
             _ => self.word_value(),

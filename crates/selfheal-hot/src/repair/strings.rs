@@ -230,6 +230,10 @@ impl Scanner<'_> {
         quote_pos: usize,
         len: usize,
     ) -> bool {
+        // Inside a strict JSON value every closing quote is one (`Scanner::strict_end`).
+        if quote_pos < self.strict_end {
+            return true;
+        }
         let mut p = quote_pos + len;
         while self.bytes.get(p).is_some_and(|&c| is_inline_ws(c)) {
             p += 1;
