@@ -104,7 +104,7 @@ export class Schema {
    *  taken as the JSON Schema its `~standard.jsonSchema.input` gives (draft 2020-12, else
    *  draft-07); one without it (Valibot) is a TypeError: pass `(await jsonSchemaOf(schema)).jsonSchema`
    *  from "selfheal/standard", or use heal. Only that JSON Schema is used here: the library's own
-   *  validate (refinements, transforms) runs only in heal and selfheal/ai; otherwise run
+   *  validate (refinements, transforms) runs only in heal, selfheal/ai and PartialJson.finish(); otherwise run
    *  `schema["~standard"].validate(value)` yourself and feed its issues as `rejected`. */
   constructor(schema: object | boolean | string, options?: SchemaOptions);
   /** The schema's canonical JSON text. */
@@ -133,7 +133,9 @@ export interface PartialUpdate {
   done: boolean;
   /** JSON Pointers of the values that closed during this push, in order. */
   closed: string[];
-  /** The first issue no continuation can fix; sticky once set. */
+  /** The first issue no continuation can fix; sticky once set. It is definitive for the value it
+   *  was seen in: cut the stream there. A reply read on to its end is parsed whole by finish()
+   *  and RepairLoop.next(), where a later value (a second fenced block) may still pass. */
   violation: FailureIssue | null;
 }
 export interface PartialJsonOptions {

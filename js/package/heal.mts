@@ -48,7 +48,8 @@
 //   which is fed to the loop at once (a repair prompt, an alternate prompt, or a degrade).
 //   If check throws, heal rejects with that error.
 // * `onStep(outcome, instruction)` (optional) sees every step, in order. For an
-//   abort, `outcome` is `{ kind: "aborted", reason }` (never fed to `next`).
+//   abort, `outcome` is `{ kind: "aborted", reason }` (never fed to `next`). A run
+//   an open breaker stops before its first call has no step: nothing was called.
 // * `breaker` (optional) is passed to `new RepairLoop(options, breaker)`; while it is open no call is
 //   made, the first one included: heal degrades `circuit-open` with 0 attempts.
 // * `now` and `sleep` (optional) replace the clock and the backoff waits (a virtual clock in

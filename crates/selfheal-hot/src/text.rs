@@ -10,10 +10,12 @@
 //! * [`clip`]: the first N Unicode code points, with a mark when cut. Work is
 //!   bounded by N, not by the length of the input.
 //! * [`neutralise_tags`]: every tag-like `<name>` / `</name>` of the given
-//!   names (any ASCII case, ASCII blanks allowed after `<` and after `/`)
-//!   becomes `&lt;...`, so quoted data can neither close its quote early nor
-//!   open a fake one. Clip first, then neutralise: a cut can then never
-//!   complete a tag, and the mark added by a clip holds no `<`.
+//!   names (any ASCII case, blanks, invisible and control characters allowed
+//!   after `<` and after `/`) becomes `&lt;...`, so quoted data can neither
+//!   close its quote early nor open a fake one. Clip and neutralise in either
+//!   order: a cut never completes a tag (the mark follows it and holds no
+//!   `<`, and `<name` cut at the end of a text counts as the tag). Make text
+//!   one line before neutralising it, so that what becomes a space was seen.
 
 /// What [`one_line`] and [`clip`] append when they cut.
 pub const ELLIPSIS: &str = "…";
