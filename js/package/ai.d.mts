@@ -124,6 +124,7 @@ export function createSelfhealAi(selfheal: {
   RepairLoop: new (options: LoopOptions, breaker?: CircuitBreaker) => unknown;
   parseStructured: (...args: any[]) => unknown;
   buildRepairPrompt: (...args: any[]) => unknown;
+  classify: (...args: any[]) => { class: string };
 }): SelfhealAi;
 /** An AI SDK error as classify reads it (APICallError's responseHeaders and data brought out). */
 export function forClassify(error: unknown): unknown;

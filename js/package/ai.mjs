@@ -52,9 +52,9 @@ export class SelfhealError extends Error {
  * @param {{ RepairLoop: Function, parseStructured: Function, buildRepairPrompt: Function }} selfheal
  */
 export function createSelfhealAi(selfheal) {
-  const { RepairLoop, parseStructured, buildRepairPrompt } = selfheal ?? {};
-  if (typeof RepairLoop !== "function" || typeof parseStructured !== "function" || typeof buildRepairPrompt !== "function") {
-    throw new TypeError("createSelfhealAi: pass the selfheal module (RepairLoop, parseStructured, buildRepairPrompt)");
+  const { RepairLoop, parseStructured, buildRepairPrompt, classify } = selfheal ?? {};
+  if (typeof RepairLoop !== "function" || typeof parseStructured !== "function" || typeof buildRepairPrompt !== "function" || typeof classify !== "function") {
+    throw new TypeError("createSelfhealAi: pass the selfheal module (RepairLoop, parseStructured, buildRepairPrompt, classify)");
   }
   /** The degrade instruction behind each error the middleware gave up on. */
   const degrades = new WeakMap();
@@ -158,11 +158,21 @@ export function createSelfhealAi(selfheal) {
             if (!repairing || callsTool(result)) {
               // Not fed to the loop, so the loop has not counted this first call: count it here.
               if (attempt === 1) retryBudget?.recordRequest(Date.now());
-              breaker?.recordSuccess();
               const done = syntheticDone(attempt);
               onStep?.({ kind: "reply" }, done);
-              // A stream's span ends with the stream, when its usage and model are known.
-              if (kind === "stream" && !repairing && span) return spannedStream(result, span, done);
+              // A passed-through stream is judged when it ends: its span then has the usage and
+              // the model, and the breaker hears of an error part as a failure (a provider that
+              // fails mid-stream every time would otherwise count as answering).
+              if (kind === "stream" && !repairing) {
+                return followedStream(result, (error, { usage, responseModel }) => {
+                  if (error !== null && classify(forClassify(error)).class === "transient") breaker?.recordFailure(Date.now());
+                  else breaker?.recordSuccess();
+                  if (error !== null) span?.error(error);
+                  span?.reply({ usage: usageOf(usage), responseModel });
+                  span?.instruction(done);
+                });
+              }
+              breaker?.recordSuccess();
               span?.instruction(done);
               return answer(result);
             }
@@ -184,6 +194,9 @@ export function createSelfhealAi(selfheal) {
               if (step.type === "wait-for-backoff") {
                 if (!(await sleep(step.delayMs, signal))) throw abortError(signal);
               } else {
+                // Aborted while the last call ran (a model that does not heed the signal): no
+                // repair call is sent for it.
+                if (signal?.aborted) throw abortError(signal);
                 callParams = repairedParams(callParams, step, loopUser, result);
                 loopUser = step.prompt.user;
               }
@@ -428,17 +441,20 @@ function replyOutcome(result) {
 }
 
 /**
- * The stream result with its span following the parts: the model that answered
- * (`response-metadata`), the usage (`finish`), an error part or a failed read; the span ends
- * when the stream ends, fails or is cancelled, with `done` (what selfheal made of the call).
+ * The stream result, followed: `settle(error, { usage, responseModel })` is called once, when the
+ * stream ends (error null), is cancelled (null), fails a read or carries an error part (that
+ * error), with the usage (`finish`) and the model that answered (`response-metadata`) seen so far.
+ * The parts reach the caller unchanged.
  */
-function spannedStream(result, span, done) {
+function followedStream(result, settle) {
   const reader = result.stream.getReader();
   let usage;
   let responseModel;
-  const finish = () => {
-    span.reply({ usage: usageOf(usage), responseModel });
-    span.instruction(done);
+  let settled = false;
+  const end = (error) => {
+    if (settled) return;
+    settled = true;
+    settle(error, { usage, responseModel });
   };
   const stream = new ReadableStream({
     async pull(controller) {
@@ -446,24 +462,23 @@ function spannedStream(result, span, done) {
       try {
         read = await reader.read();
       } catch (error) {
-        span.error(error);
-        span.end();
+        end(error);
         controller.error(error);
         return;
       }
-      const { done: ended, value } = read;
-      if (ended) {
-        finish();
+      const { done, value } = read;
+      if (done) {
+        end(null);
         controller.close();
         return;
       }
       if (value?.type === "response-metadata" && value.modelId) responseModel = value.modelId;
       if (value?.type === "finish") usage = value.usage;
-      if (value?.type === "error") span.error(value.error);
+      if (value?.type === "error") end(value.error);
       controller.enqueue(value);
     },
     cancel(reason) {
-      finish();
+      end(null);
       return reader.cancel(reason);
     },
   });

@@ -577,12 +577,19 @@ function abortReason(signal: AbortSignal | undefined): string {
   return "aborted";
 }
 
-/** `options.sleep` as heal waits: true once it resolves, false if `signal` aborted meanwhile. */
+/**
+ * `options.sleep` as heal waits: true once it resolves, false as soon as `signal` aborts, whether
+ * or not the host's sleep heeds it (a virtual clock's need not: the wait ends at once, as said).
+ */
 function hostSleep(sleep: NonNullable<HealOptions["sleep"]>) {
   return (ms: number, signal: AbortSignal | undefined): Promise<boolean> =>
-    sleep(ms, signal).then(() => !signal?.aborted, (error: unknown) => {
-      if (signal?.aborted) return false;
-      throw error;
+    new Promise<boolean>((resolve, reject) => {
+      if (signal?.aborted) return resolve(false);
+      const onAbort = () => resolve(false);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      sleep(ms, signal)
+        .then(() => resolve(!signal?.aborted), (error: unknown) => (signal?.aborted ? resolve(false) : reject(error)))
+        .finally(() => signal?.removeEventListener("abort", onAbort));
     });
 }
 

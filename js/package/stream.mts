@@ -6,7 +6,8 @@
 //   push(chunk)  what callModel calls with each text delta (the adapters of selfheal/heal do with
 //                `stream: true`; a callModel of your own gets it as `context.push`). It returns
 //                the PartialUpdate; on a violation `signal` aborts with a `StreamViolation`
-//                (name "StreamViolation", `issue` the FailureIssue).
+//                (name "StreamViolation", `issue` the FailureIssue). Once the call has settled
+//                (`outcome` was asked), a push throws: the loop's stream is the next call's.
 //   signal       aborts on a violation (callModel gets it as `context.streamSignal`; the adapters
 //                abort their request with it).
 //   outcome(settled)  the outcome to feed the loop once the call settled or was cut: after a
@@ -45,12 +46,18 @@ export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpd
   const controller = new AbortController();
   let pushed = false;
   let cut = false;
+  let ended = false;
   return {
     signal: controller.signal as Signal,
     push(chunk: string): PartialUpdate {
       if (cut) {
         // The request is being torn down; a late delta changes nothing.
         throw new StreamViolationLate();
+      }
+      if (ended) {
+        // The call has settled: the loop's stream is the next call's now, and this chunk belongs
+        // to no reply (it became the start of the next one).
+        throw new Error("selfheal: push() after its call ended: the chunk belongs to no reply");
       }
       pushed = true;
       let update: PartialUpdate;
@@ -73,6 +80,7 @@ export function startStream(loop: StreamingLoop, onPartial?: (update: PartialUpd
       return update;
     },
     outcome(settled) {
+      ended = true;
       if (cut) {
         // The pushed text is the reply, cut by the host; what the call cost, if it said.
         const r = (settled.kind === "cut" && settled.reply !== null && typeof settled.reply === "object" ? settled.reply : {}) as Record<string, unknown>;

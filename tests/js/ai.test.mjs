@@ -616,3 +616,71 @@ test("repairText: a library's schema with $defs (no draft-07 output) is closed t
   await repairText({ model, schema: linked, prompt: "list?" })({ text: '{"name": 5}' });
   assert.equal(model.doGenerateCalls[0].responseFormat.schema.$defs.node.additionalProperties, false);
 });
+
+test("the middleware: a passed-through stream that fails mid-way counts against the breaker, not for it", async () => {
+  // It recorded a success as soon as the first text part arrived: a provider that failed
+  // mid-stream on every call never opened the breaker (and each call reset earlier failures).
+  const breaker = new selfheal.CircuitBreaker({ failureThreshold: 2, resetTimeoutMs: 60_000 });
+  const failing = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({ type: "text-start", id: "t" });
+          controller.enqueue({ type: "text-delta", id: "t", delta: "Hel" });
+          controller.enqueue({ type: "error", error: httpError(529) });
+          controller.close();
+        },
+      }),
+    }),
+  });
+  const model = wrapLanguageModel({ model: failing, middleware: selfhealMiddleware({ ...FAST, breaker }) });
+  for (const expected of [1, 2]) {
+    const result = streamText({ model, prompt: "hi", maxRetries: 0, onError: () => {} });
+    let text = "";
+    for await (const delta of result.textStream) text += delta;
+    assert.equal(text, "Hel");
+    assert.equal(breaker.failures, expected);
+  }
+  assert.equal(breaker.state, "open");
+  // A stream that ends well is a success.
+  breaker.recordSuccess();
+  const fine = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: "text-start", id: "t" });
+          controller.enqueue({ type: "text-delta", id: "t", delta: "ok" });
+          controller.enqueue({ type: "text-end", id: "t" });
+          controller.enqueue({ type: "finish", finishReason: { unified: "stop", raw: "end_turn" }, usage: usage() });
+          controller.close();
+        },
+      }),
+    }),
+  });
+  breaker.recordFailure(Date.now());
+  const ok = streamText({ model: wrapLanguageModel({ model: fine, middleware: selfhealMiddleware({ ...FAST, breaker }) }), prompt: "hi", maxRetries: 0 });
+  assert.equal(await ok.text, "ok");
+  assert.equal(breaker.failures, 0);
+  breaker.free();
+});
+
+test("the middleware: an abort while the model answered sends no repair call", async () => {
+  // A model that does not heed the signal answered after the abort with the wrong shape: a
+  // repair call went out anyway, with the aborted signal, and the call resolved.
+  const controller = new AbortController();
+  let calls = 0;
+  const slow = new MockLanguageModelV4({
+    doGenerate: async () => {
+      calls += 1;
+      controller.abort();
+      return textResult('{"city": 5}');
+    },
+  });
+  const model = wrapLanguageModel({ model: slow, middleware: selfhealMiddleware(FAST) });
+  await assert.rejects(
+    generateText({ model, prompt: "x", maxRetries: 0, abortSignal: controller.signal, output: Output.object({ schema: CITY }) }),
+    (e) => e.name === "AbortError",
+  );
+  assert.equal(calls, 1);
+});

@@ -543,3 +543,21 @@ test("heal: now and sleep put the loop on a virtual clock (retry-after, deadline
   const aborted = await heal(async () => { throw overloaded(); }, { ...BASE, now: clock.now, sleep, signal: controller.signal });
   assert.deepEqual([aborted.type, aborted.reason], ["degrade", "aborted"]);
 });
+
+test("abort during a backoff ends the wait at once, also with a sleep of the host's that ignores the signal", async () => {
+  // heal raced callModel and check against the signal, not options.sleep: a virtual clock's
+  // sleep held the abort for the whole 3 s backoff.
+  const ac = new AbortController();
+  const started = Date.now();
+  setTimeout(() => ac.abort("user cancelled"), 30);
+  let calls = 0;
+  const result = await heal(async () => {
+    calls += 1;
+    throw Object.assign(new Error("overloaded"), { status: 529 });
+  }, {
+    prompt: PROMPT, backoff: { baseMs: 3000, jitter: "none" }, signal: ac.signal,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
+  assert.deepEqual([result.type, result.reason, calls], ["degrade", "aborted", 1]);
+  assert.ok(Date.now() - started < 1000, `answered ${Date.now() - started} ms after the start`);
+});

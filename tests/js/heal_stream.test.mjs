@@ -174,3 +174,31 @@ test("heal streaming past maxReplyChars: the call is cut and the reply degrades 
   assert.equal(result.reason, "unrepairable");
   assert.equal(result.classified.cause, "too-large");
 });
+
+test("a push through a call's context after that call settled is refused, never the next call's reply", async () => {
+  // Call 1's source kept emitting after the host returned: its late chunk became the start of
+  // call 2's reply (done with call 1's {"a": 99}, fixes ["surrounding-prose"]).
+  const schema = { type: "object", required: ["a"], properties: { a: { type: "number" } }, additionalProperties: false };
+  let late;
+  const partials = [];
+  const result = await heal(async (prompt, ctx) => {
+    if (ctx.attempt === 1) {
+      ctx.push('{"a": 1');
+      late = new Promise((resolve) => setTimeout(() => {
+        try {
+          ctx.push('{"a": 99}');
+          resolve("accepted");
+        } catch (e) {
+          resolve(e.message);
+        }
+      }, 5));
+      return { stopReason: "incomplete" };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    ctx.push('{"a": 7}');
+    return { stopReason: "stop" };
+  }, { prompt: { system: "s", user: "u" }, schema, onPartial: (u) => partials.push(JSON.stringify(u.value)) });
+  assert.equal(await late, "selfheal: push() after its call ended: the chunk belongs to no reply");
+  assert.deepEqual([result.type, result.value, result.fixes, result.attempts], ["done", { a: 7 }, [], 2]);
+  assert.equal(partials.includes('{"a":99}'), false);
+});
