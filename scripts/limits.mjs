@@ -3,6 +3,7 @@
 //
 //   node scripts/limits.mjs            every case, each in a fresh Node process
 //   node scripts/limits.mjs --json     the same as JSON
+//   node scripts/limits.mjs NAME...    those cases only
 //
 // Each case runs in its own process, so "peak wasm memory" is the high-water mark of that case
 // alone: the byteLength of the instance's WebAssembly.Memory after it ran (wasm memory never
@@ -80,6 +81,16 @@ const CASES = {
     const schema = new s.Schema({ ...chain(10, true), type: "array", items: { $ref: "#/$defs/d0" } });
     const reply = JSON.stringify(Array(5000).fill("a")); const t = now(); const r = schema.parse(reply);
     return { ms: now() - t, ok: r.ok, message: r.report?.issues[0]?.message.slice(0, 40) };`],
+  "stream-tiny-4m": ["PartialJson.push: 4,000,000 chars of 1,000,000 tiny values ([[1],[1],...]) in 65,536-char chunks, then finish()", `
+    const reply = TINY(); const p = new s.PartialJson(); let t = now(), maxPushMs = 0;
+    for (let i = 0; i < reply.length; i += 65536) { const t0 = now(); p.push(reply.slice(i, i + 65536)); maxPushMs = Math.max(maxPushMs, now() - t0); }
+    const pushMs = now() - t; t = now(); const r = p.finish();
+    return { pushMs, maxPushMs, finishMs: now() - t, ok: r.ok, chars: reply.length };`],
+  "loop-stream-tiny-4m": ["RepairLoop.push: the same 4,000,000 chars, then next({ kind: \"reply\" })", `
+    const reply = TINY(); const l = new s.RepairLoop({ prompt: P, schema: { type: "array" }, seed: 1 }); let t = now(), maxPushMs = 0;
+    for (let i = 0; i < reply.length; i += 65536) { const t0 = now(); l.push(reply.slice(i, i + 65536)); maxPushMs = Math.max(maxPushMs, now() - t0); }
+    const pushMs = now() - t; t = now(); const step = l.next({ kind: "reply" });
+    return { pushMs, maxPushMs, nextMs: now() - t, type: step.type, chars: reply.length };`],
 };
 
 const PRELUDE = `
@@ -95,6 +106,7 @@ const PRELUDE = `
   const chain = (levels, noRef) => { const defs = {}; for (let i = 0; i < levels; i++) {
     const next = { $ref: "#/$defs/d" + (i + 1) }; defs["d" + i] = { allOf: [next, next] }; }
     defs["d" + levels] = { type: "string" }; return noRef ? { $defs: defs } : { $defs: defs, $ref: "#/$defs/d0" }; };
+  const TINY = () => "[" + Array(999999).fill("[1]").join(",") + "]";
 `;
 
 function runCase(name) {
@@ -111,13 +123,14 @@ function runCase(name) {
     console.log(JSON.stringify({ loadedMb: loaded, peakMb: mb(), ...result }));
   `;
   const out = spawnSync(process.execPath, ["--max-old-space-size=4096", "-e", source], { encoding: "utf8", maxBuffer: 1 << 24 });
-  if (out.status !== 0) return { error: (out.stderr || out.stdout).trim().split("\n").slice(-3).join(" ") };
+  if (out.status !== 0) return { error: (out.stderr || out.stdout).trim().split("\n").slice(-12).join(" ") };
   return JSON.parse(out.stdout.trim().split("\n").pop());
 }
 
 const json = process.argv.includes("--json");
 const results = {};
-for (const name of Object.keys(CASES)) {
+const only = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+for (const name of only.length ? only : Object.keys(CASES)) {
   results[name] = runCase(name);
   if (!json) console.log(`${name.padEnd(22)} ${CASES[name][0]}\n${" ".repeat(23)}${JSON.stringify(results[name])}`);
 }

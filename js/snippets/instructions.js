@@ -40,35 +40,43 @@ export function done(value, text, source, fixes, attempts, costUsd) {
 // src/structured/stream/builder.rs); this file applies them to a value it keeps, so no push ever
 // serialises or copies the whole value (that would make a stream quadratic again).
 //
-// Protocol (src/wasm/classes/partial_json.rs writes it):
+// Protocol (src/wasm/mirror.rs writes it):
 //
-//   partialNew() -> mirror         an opaque record: { value, text, stack, inString, slot, strVal,
-//                                  violation }
+//   partialNew() -> mirror         an opaque record: { value, text, stack, ptrs, inString, parent,
+//                                  key, slotPtr, strVal, violation }
 //   partialApply(mirror, chunk, payload, done, violation) -> PartialUpdate
 //     chunk      the JS string pushed, appended to mirror.text as it is
-//     payload    "" when nothing changed; else the JSON text of one flat array
-//                  [n, closed_1, ..., closed_n, <edits>]
-//                where each edit is an op code and its arguments:
-//                  0 key        Begin object      (key: the member's name, or null for the top
-//                  1 key        Begin array        level or an array element)
-//                  2 key        Begin string
-//                  3 text       Append text to the string at the cursor
-//                  4 key value  Scalar (a complete number, boolean or null) in the next slot
-//                  5            End: the value at the cursor is complete
-//                  6            Reset: the value goes back to undefined
+//     payload    "" when nothing changed; else the JSON text of one flat array of edits, each an
+//                op code and its arguments. `[key]` is there only when the open container is an
+//                object (the member's name); at the top level and in an array there is none.
+//                  0 [key]        Begin object
+//                  1 [key]        Begin array
+//                  2 [key]        Begin string
+//                  3 text         Append text to the string at the cursor
+//                  4 [key] value  Scalar (a complete number, boolean or null) in the next slot
+//                  5              End: the value at the cursor is complete
+//                  6              Reset: the value goes back to undefined
 //     done       the top-level value has closed
 //     violation  the FailureIssue the first time there is one, else undefined (it is sticky here)
 //     returns    { value, done, closed, violation } (violation null until there is one)
 //   partialAppend(mirror, chunk, text, done, violation) -> PartialUpdate
 //                the most common push (inside a string, nothing closed): partialApply with the
-//                payload [0, 3, text], without JSON text
+//                payload [3, text], without JSON text
 //   partialText(mirror) -> string  everything pushed
+//
+// `closed` is not sent: every Scalar and every End closes one value, so the JSON Pointers are
+// built here, in edit order, as src/structured/stream/builder.rs builds them (that is the
+// reference; tests/js/stream_cases.mjs compares). Sending them doubled the payload and was most
+// of the time of a reply of many tiny values (docs/PERFORMANCE.md, "Streaming").
 //
 // The value is one live object: later pushes grow it in place (structuredClone it to keep a
 // snapshot). A member named "__proto__" is an own property, as JSON.parse makes it.
 
 export function partialNew() {
-  return { value: undefined, text: '', stack: [], inString: false, slot: null, strVal: '', violation: null };
+  return {
+    value: undefined, text: '', stack: [], ptrs: [], inString: false, parent: null, key: null,
+    slotPtr: '', strVal: '', violation: null,
+  };
 }
 
 export function partialText(m) {
@@ -83,26 +91,52 @@ function put(obj, key, v) {
   }
 }
 
-/** Sets `v` in the next slot; returns the slot as [parent, key] (null: the top level). */
-function setNext(m, key, v) {
+/** A JSON Pointer segment: `~` -> `~0`, `/` -> `~1`. */
+function segment(key) {
+  return key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key;
+}
+
+/** In `setNext`: the value is the edit's next argument (a Scalar's). */
+const ARGUMENT = Symbol('argument');
+
+/**
+ * Sets `v` in the next slot, reading the member's key from `a[i]` when the open container is an
+ * object (and then `v` from the next argument, when it is ARGUMENT). The slot is left in
+ * `m.parent`/`m.key` (the top level: parent null) and its pointer in `m.slotPtr`. Returns the
+ * index after the arguments read.
+ */
+function setNext(m, a, i, v) {
   const { stack } = m;
-  if (stack.length === 0) {
+  const depth = stack.length;
+  if (depth === 0) {
+    if (v === ARGUMENT) v = a[i++];
     m.value = v;
-    return null;
+    m.parent = null;
+    m.slotPtr = '';
+    return i;
   }
-  const top = stack[stack.length - 1];
+  const top = stack[depth - 1];
   if (Array.isArray(top)) {
+    if (v === ARGUMENT) v = a[i++];
+    m.parent = top;
+    m.key = top.length;
+    m.slotPtr = m.ptrs[depth - 1] + '/' + top.length;
     top.push(v);
-    return [top, top.length - 1];
+    return i;
   }
+  const key = a[i++];
+  if (v === ARGUMENT) v = a[i++];
   put(top, key, v);
-  return [top, key];
+  m.parent = top;
+  m.key = key;
+  m.slotPtr = m.ptrs[depth - 1] + '/' + segment(key);
+  return i;
 }
 
 function appendText(m, text) {
   m.strVal += text;
-  if (m.slot === null) m.value = m.strVal;
-  else put(m.slot[0], m.slot[1], m.strVal);
+  if (m.parent === null) m.value = m.strVal;
+  else put(m.parent, m.key, m.strVal);
 }
 
 export function partialAppend(m, chunk, text, done, violation) {
@@ -117,43 +151,40 @@ export function partialApply(m, chunk, payload, done, violation) {
   if (violation !== undefined) m.violation = violation;
   if (payload === '') return { value: m.value, done, closed: [], violation: m.violation };
   const a = JSON.parse(payload);
-  const n = a[0];
-  const closed = a.slice(1, n + 1);
-  const { stack } = m;
-  for (let i = n + 1; i < a.length; ) {
-    const op = a[i];
+  const closed = [];
+  const { stack, ptrs } = m;
+  for (let i = 0; i < a.length; ) {
+    const op = a[i++];
     if (op === 3) {
-      appendText(m, a[i + 1]);
-      i += 2;
+      appendText(m, a[i++]);
     } else if (op === 0 || op === 1) {
       const v = op === 0 ? {} : [];
-      setNext(m, a[i + 1], v);
+      i = setNext(m, a, i, v);
       stack.push(v);
-      i += 2;
+      ptrs.push(m.slotPtr);
     } else if (op === 2) {
-      m.slot = setNext(m, a[i + 1], '');
+      i = setNext(m, a, i, '');
       m.strVal = '';
       m.inString = true;
-      i += 2;
     } else if (op === 4) {
-      setNext(m, a[i + 1], a[i + 2]);
-      i += 3;
+      i = setNext(m, a, i, ARGUMENT);
+      closed.push(m.slotPtr);
     } else if (op === 5) {
       if (m.inString) {
         m.inString = false;
-        m.slot = null;
-        m.strVal = '';
+        closed.push(m.slotPtr);
       } else {
         stack.pop();
+        closed.push(ptrs.pop());
       }
-      i += 1;
+      m.strVal = '';
     } else if (op === 6) {
       m.value = undefined;
       stack.length = 0;
+      ptrs.length = 0;
       m.inString = false;
-      m.slot = null;
+      m.parent = null;
       m.strVal = '';
-      i += 1;
     } else {
       throw new Error(`selfheal: partialApply: unknown op ${op}`);
     }

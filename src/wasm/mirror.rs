@@ -112,8 +112,7 @@ impl Mirror {
             }
             _ => JsValue::UNDEFINED,
         };
-        if let ([Edit::Append { text }], true) = (update.edits.as_slice(), update.closed.is_empty())
-        {
+        if let [Edit::Append { text }] = update.edits.as_slice() {
             // Most pushes: a string grew, nothing closed. No JSON text either way.
             return partial_append(&self.js, chunk, text, update.done, &violation);
         }
@@ -122,9 +121,11 @@ impl Mirror {
     }
 }
 
-/// The edits and closed pointers as the flat array js/snippets/instructions.js reads ("" for none).
+/// The edits as the flat array js/snippets/instructions.js reads ("" for none). The closed
+/// pointers are not sent: the snippet builds them from the edits (each Scalar and End closes one
+/// value), and a key only when the open container is an object, where the core gives one.
 fn payload(update: &PartialUpdate) -> Result<String, JsValue> {
-    if update.edits.is_empty() && update.closed.is_empty() {
+    if update.edits.is_empty() {
         return Ok(String::new());
     }
     serde_json::to_string(&Payload(update)).map_err(|e| {
@@ -136,17 +137,14 @@ struct Payload<'a>(&'a PartialUpdate);
 
 impl Serialize for Payload<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let u = self.0;
         let mut seq = s.serialize_seq(None)?;
-        seq.serialize_element(&u.closed.len())?;
-        for pointer in &u.closed {
-            seq.serialize_element(pointer)?;
-        }
-        for edit in &u.edits {
+        for edit in &self.0.edits {
             match edit {
                 Edit::Begin { key, kind } => {
                     seq.serialize_element(&(*kind as u8))?;
-                    seq.serialize_element(key)?;
+                    if let Some(key) = key {
+                        seq.serialize_element(key)?;
+                    }
                 }
                 Edit::Append { text } => {
                     seq.serialize_element(&3u8)?;
@@ -154,7 +152,9 @@ impl Serialize for Payload<'_> {
                 }
                 Edit::Scalar { key, value } => {
                     seq.serialize_element(&4u8)?;
-                    seq.serialize_element(key)?;
+                    if let Some(key) = key {
+                        seq.serialize_element(key)?;
+                    }
                     seq.serialize_element(value)?;
                 }
                 Edit::End => seq.serialize_element(&5u8)?,

@@ -188,37 +188,46 @@ test("instructions: the contract's object literals, key for key", () => {
   assert.deepEqual(done(1, "1", "repaired", ["code-fence"], 1, 0).fixes, ["code-fence"]);
 });
 
-test("partialApply: the flat edit protocol builds the value in place; text and violation kept", () => {
+test("partialApply: the flat edit protocol builds the value in place, and the closed pointers from its edits; text and violation kept", () => {
   const m = partialNew();
   const apply = (chunk, payload, done = false, violation = undefined) =>
     partialApply(m, chunk, payload === "" ? "" : JSON.stringify(payload), done, violation);
   let u = apply("x", "");
   assert.deepEqual(u, { value: undefined, done: false, closed: [], violation: null });
-  // Begin object, key "a": Begin array, Scalar 1, Begin string (element), Append.
-  u = apply("{", [0, 0, null, 1, "a", 4, null, 1, 2, null, 3, "h"]);
+  // Begin object (top level: no key), Begin array "a", Scalar 1 and Begin string (elements: no
+  // key), Append.
+  u = apply("{", [0, 1, "a", 4, 1, 2, 3, "h"]);
   const root = u.value;
   assert.deepEqual(root, { a: [1, "h"] });
-  u = apply("i", [1, "/a/1", 3, "i", 5, 5, 2, "s", 3, "t"]);
+  assert.deepEqual(u.closed, ["/a/0"], "a Scalar closes its value");
+  u = apply("i", [3, "i", 5, 5, 2, "s", 3, "t"]);
   assert.equal(u.value, root, "one live object");
-  assert.deepEqual(u.closed, ["/a/1"]);
+  assert.deepEqual(u.closed, ["/a/1", "/a"], "each End closes the string or the container");
   assert.deepEqual(root, { a: [1, "hi"], s: "t" });
   // End the string, then the object; a key seen again replaces the member in place.
-  u = apply("}", [1, "", 5, 4, "a", true, 4, "__proto__", null, 5], true);
+  u = apply("}", [5, 4, "a", true, 4, "__proto__", null, 5], true);
   assert.deepEqual(Object.keys(root), ["a", "s", "__proto__"]);
   assert.equal(root.a, true);
   assert.equal(Object.getPrototypeOf(root), Object.prototype);
+  assert.deepEqual(u.closed, ["/s", "/a", "/__proto__", ""]);
   assert.equal(u.done, true);
   // The violation crosses once and stays.
   const issue = { kind: "schema", path: "", message: "m" };
   assert.equal(apply("", "", true, issue).violation, issue);
   assert.equal(apply("", "").violation, issue);
   // Reset: back to undefined; a top-level string grows by Append.
-  u = apply("", [0, 6, 2, null, 3, "ab", 3, "c"]);
+  u = apply("", [6, 2, 3, "ab", 3, "c"]);
   assert.equal(u.value, "abc");
+  assert.deepEqual(apply("", [5]).closed, [""]);
+  // Pointer segments are escaped (`~` -> `~0`, `/` -> `~1`); arrays in arrays count their own.
+  u = apply("", [6, 0, 1, "a/b~", 1, 4, 7, 5, 1, 5, 5, 5]);
+  assert.deepEqual(u.value, { "a/b~": [[7], []] });
+  assert.deepEqual(u.closed, ["/a~1b~0/0/0", "/a~1b~0/0", "/a~1b~0/1", "/a~1b~0", ""]);
   assert.equal(partialText(m), "x{i}");
-  assert.throws(() => apply("", [0, 9]), /unknown op 9/);
-  // partialAppend is partialApply with [0, 3, text].
+  assert.throws(() => apply("", [9]), /unknown op 9/);
+  // partialAppend is partialApply with [3, text].
+  apply("", [6, 2]);
   u = partialAppend(m, "d", "d", false, undefined);
-  assert.deepEqual(u, { value: "abcd", done: false, closed: [], violation: issue });
+  assert.deepEqual(u, { value: "d", done: false, closed: [], violation: issue });
   assert.equal(partialText(m), "x{i}d");
 });
