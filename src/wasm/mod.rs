@@ -6,6 +6,7 @@
 //! inputs are read (getters, proxies) can never find a borrow held, and a
 //! thrown error leaves the object usable.
 
+mod alloc;
 mod classes;
 pub mod de;
 mod dts;
