@@ -33,7 +33,11 @@ fn grow(bytes: usize) -> Option<(*mut u8, usize, u32)> {
     let (start, len) = (prev * PAGE, pages * PAGE);
     // A Rust pointer may not wrap to 0: the very end of the address space is left out (as
     // dlmalloc's own `System` does).
-    let len = if start.wrapping_add(len) == 0 { len - 16 } else { len };
+    let len = if start.wrapping_add(len) == 0 {
+        len - 16
+    } else {
+        len
+    };
     Some((start as *mut u8, len, 0))
 }
 
