@@ -85,9 +85,11 @@
 //!
 //! A host (the wasm layer, or a `RepairLoop` during the call in flight)
 //! pushes each chunk, mirrors the value from the edits, and cuts the stream
-//! at the first violation:
+//! at the first violation (schema checks need the `validate` feature: in selfheal/lite a stream
+//! checks syntax only, as its final parse does):
 //!
 //! ```
+//! # #[cfg(feature = "validate")] {
 //! use std::sync::Arc;
 //! use selfheal::structured::stream::{apply, PartialJson, StreamOptions, StreamSchema};
 //! use selfheal::{CompiledSchema, ParseOptions};
@@ -116,6 +118,7 @@
 //! assert_eq!(stream.text(), "```json\n{\"city\": \"Paris\", \"population\": 2");
 //! // `finish` is `parse` of the text so far: here a cut-off reply.
 //! assert!(!stream.finish(&ParseOptions::new()).is_ok());
+//! # }
 //! ```
 
 mod builder;
