@@ -10,9 +10,9 @@
 //! * [`clip`]: the first N Unicode code points, with a mark when cut. Work is
 //!   bounded by N, not by the length of the input.
 //! * [`neutralise_tags`]: every tag-like `<name>` / `</name>` of the given
-//!   names (any ASCII case, blanks, invisible and control characters allowed
-//!   after `<` and after `/`) becomes `&lt;...`, so quoted data can neither
-//!   close its quote early nor open a fake one. Clip and neutralise in either
+//!   names (in any case and in lookalike letters, brackets and slashes, with
+//!   invisible characters anywhere in it) becomes `&lt;...`, so quoted data can
+//!   neither close its quote early nor open a fake one. Clip and neutralise in either
 //!   order: a cut never completes a tag (the mark follows it and holds no
 //!   `<`, and `<name` cut at the end of a text counts as the tag). Make text
 //!   one line before neutralising it, so that what becomes a space was seen.
@@ -76,50 +76,172 @@ pub fn one_line(s: &str, max: usize) -> String {
     out
 }
 
-/// Turn every tag-like `<name>` or `</name>` of `names` (any ASCII case, any Unicode
-/// blank or invisible character after `<` and after `/`, anything after the name) into `&lt;...`:
-/// whatever might read as the tag is rewritten, `<name_2>` and a `<name` cut
-/// at the end of the text included.
+/// Turn every tag-like `<name>` or `</name>` of `names` into `&lt;...`: whatever a model might
+/// read as the tag is rewritten, `<name_2>` and a `<name` cut at the end of the text included.
+/// What might read as the tag, on the side of caution (a false alarm costs one `&lt;` in quoted
+/// data, a miss lets the data close its quote):
+///
+/// * the `<`, or a character drawn like it (`‹`, `〈`, `＜`, `﹤`…), which is what is rewritten;
+/// * characters a reader does not see, anywhere in the tag ([`unseen`]: blanks, controls, zero-width
+///   and bidi characters, combining marks…);
+/// * `/`, or a character drawn like it (`∕`, `⁄`, `／`…), or `\/` (as JSON and JS write `</`);
+/// * the name in any case, its letters also in fullwidth, mathematical or Greek and Cyrillic
+///   lookalikes ([`fold`]), its `_` as a dash, `.`, a blank or nothing.
 pub fn neutralise_tags(s: &str, names: &[&str]) -> String {
-    if !s.contains('<') {
+    if !s.contains('<') && (s.is_ascii() || !s.contains(opens_tag)) {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 16);
     let mut last = 0usize;
-    for (i, _) in s.match_indices('<') {
-        let after = s.get(i + 1..).unwrap_or("");
+    for (i, c) in s.char_indices().filter(|&(_, c)| opens_tag(c)) {
+        let after = s.get(i + c.len_utf8()..).unwrap_or("");
         if names.iter().any(|name| tag_follows(after, name)) {
             out.push_str(s.get(last..i).unwrap_or(""));
             out.push_str("&lt;");
-            last = i + 1;
+            last = i + c.len_utf8();
         }
     }
     out.push_str(s.get(last..).unwrap_or(""));
     out
 }
 
-/// Whether `after` (the text after a `<`) reads as the tag `name`, opening or closing.
-fn tag_follows(after: &str, name: &str) -> bool {
-    // Blanks a reader skips, Unicode's (U+00A0, U+3000, U+2009…) and the invisible ones a
-    // model may write (zero-width space and joiners, word joiner, BOM, soft hyphen).
-    // Control characters too: `one_line` makes them spaces, so `<\u{1}/name>` must count.
-    let blank = |c: char| {
-        c.is_whitespace()
-            || c.is_control()
-            || matches!(
-                c,
-                '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{AD}'
-            )
+/// `<` and the characters drawn like it.
+fn opens_tag(c: char) -> bool {
+    matches!(
+        c,
+        '<' | '\u{2C2}'
+            | '\u{2039}'
+            | '\u{2329}'
+            | '\u{276C}'
+            | '\u{276E}'
+            | '\u{27E8}'
+            | '\u{3008}'
+            | '\u{FE64}'
+            | '\u{FF1C}'
+    )
+}
+
+/// `/` and the characters drawn like it.
+fn is_slash(c: char) -> bool {
+    matches!(
+        c,
+        '/' | '\u{1735}'
+            | '\u{2044}'
+            | '\u{2215}'
+            | '\u{2571}'
+            | '\u{27CB}'
+            | '\u{29F8}'
+            | '\u{FF0F}'
+    )
+}
+
+/// Code points a reader does not see, or sees as a blank: Unicode's blanks and control
+/// characters, its default-ignorable code points (soft hyphen, zero-width characters and
+/// joiners, bidi marks and controls, invisible operators, variation selectors, tag characters,
+/// Hangul fillers), combining marks (drawn on the character before them), and the braille blank.
+/// Control characters too: `one_line` makes them spaces, so `<\u{1}/name>` must count.
+fn unseen(c: char) -> bool {
+    const RANGES: [(char, char); 21] = [
+        ('\u{AD}', '\u{AD}'),
+        ('\u{300}', '\u{36F}'),
+        ('\u{61C}', '\u{61C}'),
+        ('\u{115F}', '\u{1160}'),
+        ('\u{17B4}', '\u{17B5}'),
+        ('\u{180B}', '\u{180F}'),
+        ('\u{1AB0}', '\u{1AFF}'),
+        ('\u{1DC0}', '\u{1DFF}'),
+        ('\u{200B}', '\u{200F}'),
+        ('\u{202A}', '\u{202E}'),
+        ('\u{2060}', '\u{206F}'),
+        ('\u{20D0}', '\u{20FF}'),
+        ('\u{2800}', '\u{2800}'),
+        ('\u{3164}', '\u{3164}'),
+        ('\u{FE00}', '\u{FE0F}'),
+        ('\u{FE20}', '\u{FE2F}'),
+        ('\u{FEFF}', '\u{FEFF}'),
+        ('\u{FFA0}', '\u{FFA0}'),
+        ('\u{FFF0}', '\u{FFF8}'),
+        ('\u{1D173}', '\u{1D17A}'),
+        ('\u{E0000}', '\u{E0FFF}'),
+    ];
+    c.is_whitespace()
+        || c.is_control()
+        || (!c.is_ascii() && RANGES.iter().any(|&(lo, hi)| lo <= c && c <= hi))
+}
+
+/// The ASCII letter `c` is drawn as, in lower case, for comparing tag names: ASCII itself,
+/// fullwidth forms, the mathematical alphabets, and the Greek and Cyrillic letters (and a few
+/// others) that look like Latin ones. Anything else is itself.
+fn fold(c: char) -> char {
+    let n = u32::from(c);
+    let ascii = match n {
+        0..=0x7F => n,
+        0xFF01..=0xFF5E => n - 0xFEE0,
+        // 13 alphabets of 26 capitals then 26 small letters (bold, italic, script, …).
+        0x1D400..=0x1D6A3 => u32::from(b'a') + (n - 0x1D400) % 26,
+        _ => u32::from(match c {
+            'а' | 'А' | 'α' | 'Α' => b'a',
+            'В' | 'β' | 'Β' | 'Ь' => b'b',
+            'с' | 'С' | 'ϲ' | 'Ϲ' => b'c',
+            'ԁ' => b'd',
+            'е' | 'Е' | 'Ε' | 'ё' => b'e',
+            'ɡ' => b'g',
+            'Н' | 'Η' | 'һ' | 'ℎ' => b'h',
+            'і' | 'І' | 'ı' | 'ι' | 'Ι' | 'Ӏ' => b'i',
+            'ј' | 'Ј' => b'j',
+            'К' | 'к' | 'κ' | 'Κ' | '\u{212A}' => b'k',
+            'ӏ' | 'ℓ' => b'l',
+            'М' | 'Μ' => b'm',
+            'Ν' | 'ո' => b'n',
+            'о' | 'О' | 'ο' | 'Ο' | 'օ' => b'o',
+            'р' | 'Р' | 'ρ' | 'Ρ' => b'p',
+            'ԛ' => b'q',
+            'г' => b'r',
+            'ѕ' | 'Ѕ' | 'ſ' => b's',
+            'Т' | 'т' | 'τ' | 'Τ' => b't',
+            'ս' | 'υ' => b'u',
+            'ν' | 'ѵ' => b'v',
+            'ԝ' | 'ω' => b'w',
+            'х' | 'Х' | 'χ' | 'Χ' => b'x',
+            'у' | 'У' | 'γ' | 'Υ' => b'y',
+            'Ζ' => b'z',
+            _ => return c,
+        }),
     };
-    let rest = after.trim_start_matches(blank);
-    let rest = rest
-        .strip_prefix('/')
-        .map_or(rest, |r| r.trim_start_matches(blank));
-    // Whatever follows the name: `<broken_output` at the end of a text may be completed by
-    // what comes after it, and a model may well read `<broken_output_2>` as the tag.
-    rest.as_bytes()
-        .get(..name.len())
-        .is_some_and(|word| word.eq_ignore_ascii_case(name.as_bytes()))
+    char::from_u32(ascii).map_or(c, |a| a.to_ascii_lowercase())
+}
+
+/// Whether `after` (the text after a `<` or its lookalike) reads as the tag `name`, opening or
+/// closing (see [`neutralise_tags`]). Whatever follows the name counts: `<broken_output` at the
+/// end of a text may be completed by what comes after it, and a model may well read
+/// `<broken_output_2>` as the tag.
+fn tag_follows(after: &str, name: &str) -> bool {
+    let mut rest = after.trim_start_matches(unseen);
+    if let Some(r) = rest.strip_prefix('\\') {
+        rest = r.trim_start_matches(unseen);
+    }
+    if let Some(c) = rest.chars().next().filter(|&c| is_slash(c)) {
+        rest = rest.get(c.len_utf8()..).unwrap_or("");
+    }
+    for want in name.bytes().map(char::from) {
+        if want == '_' {
+            rest = rest.trim_start_matches(|c| {
+                unseen(c)
+                    || matches!(
+                        fold(c),
+                        '_' | '-' | '.' | '\u{2010}'..='\u{2015}' | '\u{2212}'
+                    )
+            });
+            continue;
+        }
+        rest = rest.trim_start_matches(unseen);
+        let mut chars = rest.chars();
+        match chars.next() {
+            Some(c) if fold(c) == want.to_ascii_lowercase() => rest = chars.as_str(),
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// `s` in lower case by Unicode's default mapping (`"ΟΔΟΣ"` → `"οδος"`, final sigma included),
@@ -220,6 +342,45 @@ mod tests {
             // Control characters, which one_line makes spaces (`<\u{1}/x>` became `< /x>`).
             "<\u{1}/broken_output>",
             "</\u{7f}broken_output>",
+            // An outside review's (thirteenth session): invisible characters inside the name,
+            // bidi controls, Hangul fillers, tag characters and combining marks anywhere.
+            "</broken\u{200b}_output>",
+            "</bro\u{ad}ken_output>",
+            "</broken_\u{2060}output>",
+            "<\u{2066}/broken_output>",
+            "<\u{200f}/broken_output>",
+            "<\u{202e}/broken_output>",
+            "<\u{61c}/broken_output>",
+            "<\u{3164}/broken_output>",
+            "<\u{2800}/broken_output>",
+            "<\u{e0020}/broken_output>",
+            "<\u{1d173}/broken_output>",
+            "<\u{338}/broken_output>",
+            "</\u{301}broken_output>",
+            "</broken_output\u{fe0f}>",
+            // Slashes: JSON's `<\/`, and characters drawn like `/`.
+            "<\\/broken_output>",
+            "<\u{2215}broken_output>",
+            "<\u{2044}broken_output>",
+            "<\u{ff0f}broken_output>",
+            "<\u{29f8}broken_output>",
+            // Brackets drawn like `<`.
+            "\u{ff1c}/broken_output\u{ff1e}",
+            "\u{fe64}/broken_output\u{fe65}",
+            "\u{2039}/broken_output\u{203a}",
+            "\u{3008}/broken_output\u{3009}",
+            "\u{27e8}/broken_output",
+            // The name with another separator, or none, and in lookalike letters.
+            "</broken-output>",
+            "</broken output>",
+            "</brokenoutput>",
+            "</broken.output>",
+            "</bro\u{212a}en_output>",
+            "</br\u{43e}ken_output>",
+            "</\u{ff42}roken_output>",
+            "</\u{1d41b}roken_output>",
+            "</\u{392}ROKEN_OUTPUT>",
+            "</VALIDATION\u{2010}ISSUES>",
         ] {
             let out = neutralise_tags(&format!("a{tag}b"), &names);
             assert!(out.starts_with("a&lt;"), "{tag}: {out}");
@@ -238,6 +399,10 @@ mod tests {
             "日本<語>",
             "<",
             "< /",
+            "\u{2039}quoted\u{203a} and \u{ff1c}x\u{ff1e}",
+            "x &lt; y",
+            "<\\step>",
+            "<\u{200b}p>",
         ] {
             assert_eq!(neutralise_tags(s, &names), s);
         }
