@@ -258,13 +258,20 @@ impl Supervisor {
         if let Some(tool) = self.repeated_tool() {
             return intervene(
                 InterventionStrategy::BreakLoop,
-                format!("the tool \"{tool}\" was called 3 times in a row"),
+                format!(
+                    "the tool \"{}\" was called 3 times in a row",
+                    quote_note(tool)
+                ),
             );
         }
         if let Some((a, b)) = self.oscillation() {
             return intervene(
                 InterventionStrategy::AlternativeApproach,
-                format!("the agent alternates between the tools \"{a}\" and \"{b}\""),
+                format!(
+                    "the agent alternates between the tools \"{}\" and \"{}\"",
+                    quote_note(a),
+                    quote_note(b)
+                ),
             );
         }
         let review_due = self.steps > o.review_after_steps
