@@ -284,12 +284,87 @@ fn coerce_is_the_loops_a_string_number_is_no_violation_then() {
     assert_eq!(value["age"], 36);
 }
 
+/// A snapshot taken through JSON, as a host stores it.
+fn through_json(l: &RepairLoop) -> RepairLoop {
+    let text = serde_json::to_string(&l.to_snapshot()).unwrap();
+    RepairLoop::from_snapshot(
+        serde_json::from_str(&text).unwrap(),
+        &mut selfheal::SchemaCache::default(),
+    )
+    .unwrap()
+}
+
 #[test]
-fn a_snapshot_mid_stream_has_no_call_in_flight() {
+fn a_snapshot_mid_stream_resumes_the_call_in_flight() {
+    // It once had no call in flight: a loop saved after `{"name": "A` and given the rest saw only
+    // `da", …}`, judged it broken and asked for a paid repair (an outside review, thirteenth
+    // session). The pushed text is now part of the snapshot, read again on restore.
     let mut l = person_loop();
-    let _ = l.push("{\"name\": ");
-    let restored =
-        RepairLoop::from_snapshot(l.to_snapshot(), &mut selfheal::SchemaCache::default()).unwrap();
-    assert!(!restored.is_streaming());
-    assert!(l.is_streaming());
+    let _ = l.push("{\"name\": \"A");
+    let text = serde_json::to_string(&l.to_snapshot()).unwrap();
+    let (mut restored, update) = RepairLoop::resume(
+        serde_json::from_str(&text).unwrap(),
+        &mut selfheal::SchemaCache::default(),
+    )
+    .unwrap();
+    assert!(restored.is_streaming());
+    assert_eq!(restored.pushed(), Some("{\"name\": \"A"));
+    let (mut value, mut cursor) = (None, Vec::new());
+    apply(&mut value, &mut cursor, &update.unwrap().edits);
+    assert_eq!(value, Some(json!({"name": "A"})));
+    let rest = r#"da", "age": 36, "email": "ada@example.org"}"#;
+    for l in [&mut l, &mut restored] {
+        let update = l.push(rest).unwrap();
+        apply(&mut value, &mut cursor, &update.edits);
+    }
+    let a = l.next(streamed(Some("end_turn")), 0.0, None);
+    let b = restored.next(streamed(Some("end_turn")), 0.0, None);
+    assert_eq!(shape(&b), "done first-pass/1");
+    assert_eq!(a, b);
+    // Between calls there is nothing in flight, and nothing is written.
+    let v = serde_json::to_value(restored.to_snapshot()).unwrap();
+    assert!(v.get("inFlight").is_none(), "{v}");
+}
+
+#[test]
+fn a_snapshot_after_a_push_refused_for_length_still_reads_as_too_long() {
+    let mut c = config();
+    c.max_reply_chars = 10;
+    let mut l = new_loop(c, Some(PERSON));
+    let _ = l.push("{\"name\":").unwrap();
+    let _ = l.push("\"Ada\"}").unwrap_err();
+    let v = serde_json::to_value(l.to_snapshot()).unwrap();
+    assert_eq!(
+        (&v["inFlight"], &v["inFlightTooLong"]),
+        (&json!("{\"name\":"), &json!(14))
+    );
+    let out = through_json(&l).next(streamed(None), 0.0, None);
+    assert_eq!(shape(&out), "degrade unrepairable/1");
+    assert_eq!(classified(&out).cause, Cause::TooLarge);
+}
+
+#[test]
+fn a_saved_stream_that_cannot_be_resumed_is_refused() {
+    let mut l = person_loop();
+    let _ = l.push("{");
+    let mut v = serde_json::to_value(l.to_snapshot()).unwrap();
+    // Longer than the loop's maxReplyChars.
+    v["inFlight"] = json!("x".repeat(5_000_000));
+    let err = RepairLoop::from_snapshot(
+        serde_json::from_value(v.clone()).unwrap(),
+        &mut selfheal::SchemaCache::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.field, "state.inFlight");
+    // A loop that has finished has no call in flight.
+    let mut done = city_loop(config());
+    let _ = done.next(reply(CITY), 0.0, None);
+    let mut w = serde_json::to_value(done.to_snapshot()).unwrap();
+    w["inFlight"] = json!("{");
+    let err = RepairLoop::from_snapshot(
+        serde_json::from_value(w).unwrap(),
+        &mut selfheal::SchemaCache::default(),
+    )
+    .unwrap_err();
+    assert_eq!(err.field, "state.inFlight");
 }

@@ -112,6 +112,11 @@ impl RepairLoop {
         self.in_flight.is_some()
     }
 
+    /// The reply of the call in flight as pushed so far, while a stream is in progress.
+    pub fn pushed(&self) -> Option<&str> {
+        self.in_flight.as_ref().map(|f| f.text())
+    }
+
     // ---- inputs ----
 
     /// One more chunk of the reply of the call in flight (SPEC section 8): the partial value's

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::backoff::u64_string;
 use crate::classify::{Cause, ErrorClass};
 use crate::prompt::Prompt;
+use crate::structured::stream::PartialUpdate;
 use crate::structured::{
     CompiledSchema, FailureKind, FailureReport, GivenSchemaOptions, SchemaCache, SchemaOptions,
 };
@@ -181,6 +182,14 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schema_options: Option<GivenSchemaOptions>,
     state: SavedState,
+    /// The reply of the call in flight as pushed so far (`push`), while a stream is in progress;
+    /// absent otherwise (and in 0.1 snapshots). A restored loop reads it again, so the stream
+    /// goes on where it was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    in_flight: Option<String>,
+    /// A push of that stream was refused for length: the length the reply would have had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    in_flight_too_long: Option<u64>,
 }
 
 /// An `Option` field that must be present (as `null` when empty), read as one JSON value
@@ -245,6 +254,12 @@ impl RepairLoop {
             schema: self.schema.as_ref().map(|s| s.value().clone()),
             schema_options: self.schema.as_ref().and_then(|s| s.given_options()),
             state,
+            in_flight: self.in_flight.as_ref().map(|f| f.text().to_string()),
+            in_flight_too_long: self
+                .in_flight
+                .as_ref()
+                .and_then(|f| f.too_long)
+                .map(|n| n as u64),
         }
     }
 
@@ -252,6 +267,16 @@ impl RepairLoop {
         snapshot: Snapshot,
         cache: &mut SchemaCache,
     ) -> Result<RepairLoop, OptionError> {
+        RepairLoop::resume(snapshot, cache).map(|(restored, _)| restored)
+    }
+
+    /// [`RepairLoop::from_snapshot`], and, when a stream was in progress, the update of reading
+    /// its text again: everything pushed before the save as one push, for a host that mirrors
+    /// the partial value ([`RepairLoop::pushed`] is that text).
+    pub fn resume(
+        snapshot: Snapshot,
+        cache: &mut SchemaCache,
+    ) -> Result<(RepairLoop, Option<PartialUpdate>), OptionError> {
         if snapshot.version != SNAPSHOT_VERSION {
             return Err(OptionError::range(
                 "state.version",
@@ -303,14 +328,40 @@ impl RepairLoop {
             attempts: saved.attempts,
             last_report: saved.last_report,
         };
-        Ok(RepairLoop {
+        let mut restored = RepairLoop {
             config: snapshot.options,
             schema,
             state,
             resend_refused: false,
             stream_schema: None,
             in_flight: None,
-        })
+        };
+        let update = match snapshot.in_flight {
+            Some(text) => Some(restored.resume_stream(&text, snapshot.in_flight_too_long)?),
+            None => None,
+        };
+        Ok((restored, update))
+    }
+
+    /// Reads a saved stream's text again (one push), so the call in flight goes on.
+    fn resume_stream(
+        &mut self,
+        text: &str,
+        too_long: Option<u64>,
+    ) -> Result<PartialUpdate, OptionError> {
+        if self.is_finished() {
+            return Err(OptionError::type_(
+                "state.inFlight",
+                "is a reply in flight, but the loop has given its final instruction",
+            ));
+        }
+        let update = self.push(text).map_err(|e| {
+            OptionError::range("state.inFlight", &format!("could not be read again: {e}"))
+        })?;
+        if let Some(in_flight) = self.in_flight.as_mut() {
+            in_flight.too_long = too_long.map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        }
+        Ok(update)
     }
 
     /// Give `instruction` again on every later step; a `done` stays open to one verdict.

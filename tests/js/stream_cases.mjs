@@ -184,5 +184,24 @@ export function streamChecks({ PartialJson, RepairLoop, parseStructured }) {
       const fresh = new RepairLoop({ prompt: { system: 's', user: 'u' }, seed: 1 });
       throws(() => fresh.next({ kind: 'reply' }, 0), TypeError, /outcome\.text/, 'text is required without pushes');
     },
+    'RepairLoop saved mid-stream: the restored loop goes on with what was pushed'() {
+      // It once restored with nothing in flight and read only the later chunks.
+      const make = () => new RepairLoop({ prompt: { system: 's', user: 'u' }, schema: PERSON, seed: 1 });
+      const loop = make();
+      eq(loop.push('{"name": "A').value, { name: 'A' }, 'before');
+      const restored = RepairLoop.fromJSON(JSON.parse(JSON.stringify(loop)));
+      const rest = ['da", "age": 36, ', '"email": "a@b.c"}'];
+      let a, b;
+      for (const c of rest) [a, b] = [loop.push(c), restored.push(c)];
+      eq(b, a, 'the same update, value and closed pointers included');
+      eq(b.value, { name: 'Ada', age: 36, email: 'a@b.c' }, 'the whole value');
+      const [x, y] = [loop.next({ kind: 'reply' }, 1), restored.next({ kind: 'reply' }, 1)];
+      eq([y.type, y.source, y.text], ['done', 'first-pass', '{"name": "Ada", "age": 36, "email": "a@b.c"}'], 'done');
+      eq(y, x, 'the same step');
+      // Without a schema too: the value is the text.
+      const plain = new RepairLoop({ prompt: { system: 's', user: 'u' }, seed: 1 });
+      plain.push('Hel');
+      eq(RepairLoop.fromJSON(plain.toJSON()).push('lo').value, 'Hello', 'text');
+    },
   };
 }

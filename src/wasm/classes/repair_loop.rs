@@ -128,15 +128,26 @@ impl JsRepairLoop {
         let retry_budget = retry_budget_arg(&budget, "retryBudget")?;
         let snapshot: Snapshot =
             super::read_state(&state, "state", "RepairLoop.toJSON() returned")?;
-        let inner = with_cache(|cache| RepairLoop::from_snapshot(snapshot, cache)).unwrap_or_else(
-            || {
+        let (inner, update) = with_cache(|cache| RepairLoop::resume(snapshot, cache))
+            .unwrap_or_else(|| {
                 Err(OptionError::type_(
                     "state",
                     "could not be restored (re-entrant call)",
                 ))
-            },
-        )?;
-        Ok(JsRepairLoop::wrap(inner, breaker, retry_budget))
+            })?;
+        // A loop saved mid-stream: what was pushed before the save, mirrored in JS as one chunk,
+        // so the next push goes on from it.
+        let mirror = match (update, inner.pushed()) {
+            (Some(update), Some(text)) => {
+                let mut mirror = Mirror::new();
+                mirror.apply(&JsValue::from_str(text), None, &update)?;
+                Some(mirror)
+            }
+            _ => None,
+        };
+        let restored = JsRepairLoop::wrap(inner, breaker, retry_budget);
+        restored.mirror.with(|m| *m = mirror)?;
+        Ok(restored)
     }
 }
 
