@@ -88,12 +88,15 @@ pub fn one_line(s: &str, max: usize) -> String {
 /// * the name in any case, its letters also in fullwidth, mathematical or Greek and Cyrillic
 ///   lookalikes ([`fold`]), its `_` as a dash, `.`, a blank or nothing.
 pub fn neutralise_tags(s: &str, names: &[&str]) -> String {
-    if !s.contains('<') && (s.is_ascii() || !s.contains(opens_tag)) {
+    if !s.contains('<') && (s.is_ascii() || !s.contains(|c| OPENERS.contains(c))) {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len() + 16);
     let mut last = 0usize;
-    for (i, c) in s.char_indices().filter(|&(_, c)| opens_tag(c)) {
+    for (i, c) in s.char_indices() {
+        if !OPENERS.contains(c) {
+            continue;
+        }
         let after = s.get(i + c.len_utf8()..).unwrap_or("");
         if names.iter().any(|name| tag_follows(after, name)) {
             out.push_str(s.get(last..i).unwrap_or(""));
@@ -106,34 +109,11 @@ pub fn neutralise_tags(s: &str, names: &[&str]) -> String {
 }
 
 /// `<` and the characters drawn like it.
-fn opens_tag(c: char) -> bool {
-    matches!(
-        c,
-        '<' | '\u{2C2}'
-            | '\u{2039}'
-            | '\u{2329}'
-            | '\u{276C}'
-            | '\u{276E}'
-            | '\u{27E8}'
-            | '\u{3008}'
-            | '\u{FE64}'
-            | '\u{FF1C}'
-    )
-}
-
+const OPENERS: &str = "<\u{2C2}\u{2039}\u{2329}\u{276C}\u{276E}\u{27E8}\u{3008}\u{FE64}\u{FF1C}";
 /// `/` and the characters drawn like it.
-fn is_slash(c: char) -> bool {
-    matches!(
-        c,
-        '/' | '\u{1735}'
-            | '\u{2044}'
-            | '\u{2215}'
-            | '\u{2571}'
-            | '\u{27CB}'
-            | '\u{29F8}'
-            | '\u{FF0F}'
-    )
-}
+const SLASHES: &str = "/\u{1735}\u{2044}\u{2215}\u{2571}\u{27CB}\u{29F8}\u{FF0F}";
+/// What may stand for the `_` of a name: a dash, a dot, or nothing (and anything [`unseen`]).
+const SEPARATORS: &str = "_-.\u{2010}\u{2011}\u{2012}\u{2013}\u{2014}\u{2015}\u{2212}";
 
 /// Code points a reader does not see, or sees as a blank: Unicode's blanks and control
 /// characters, its default-ignorable code points (soft hyphen, zero-width characters and
@@ -169,46 +149,39 @@ fn unseen(c: char) -> bool {
         || (!c.is_ascii() && RANGES.iter().any(|&(lo, hi)| lo <= c && c <= hi))
 }
 
+/// Greek, Cyrillic and other letters drawn like a Latin one, each followed by that letter.
+const LOOKALIKES: &str = "аaАaαaΑaВbβbΒbЬbсcСcϲcϹcԁdеeЕeΕeёeɡgНhΗhһhℎhіiІiıiιiΙiӀiјjЈjКkкkκkΚk\u{212A}kӏlℓlМmΜmΝnոnоoОoοoΟoօoрpРpρpΡpԛqгrѕsЅsſsТtтtτtΤtսuυuνvѵvԝwωwхxХxχxΧxуyУyγyΥyΖz";
+
 /// The ASCII letter `c` is drawn as, in lower case, for comparing tag names: ASCII itself,
-/// fullwidth forms, the mathematical alphabets, and the Greek and Cyrillic letters (and a few
-/// others) that look like Latin ones. Anything else is itself.
+/// fullwidth forms, the mathematical alphabets, and [`LOOKALIKES`]. Anything else is itself.
 fn fold(c: char) -> char {
     let n = u32::from(c);
     let ascii = match n {
-        0..=0x7F => n,
-        0xFF01..=0xFF5E => n - 0xFEE0,
+        0..=0x7F => c,
+        0xFF01..=0xFF5E => char::from_u32(n - 0xFEE0).unwrap_or(c),
         // 13 alphabets of 26 capitals then 26 small letters (bold, italic, script, …).
-        0x1D400..=0x1D6A3 => u32::from(b'a') + (n - 0x1D400) % 26,
-        _ => u32::from(match c {
-            'а' | 'А' | 'α' | 'Α' => b'a',
-            'В' | 'β' | 'Β' | 'Ь' => b'b',
-            'с' | 'С' | 'ϲ' | 'Ϲ' => b'c',
-            'ԁ' => b'd',
-            'е' | 'Е' | 'Ε' | 'ё' => b'e',
-            'ɡ' => b'g',
-            'Н' | 'Η' | 'һ' | 'ℎ' => b'h',
-            'і' | 'І' | 'ı' | 'ι' | 'Ι' | 'Ӏ' => b'i',
-            'ј' | 'Ј' => b'j',
-            'К' | 'к' | 'κ' | 'Κ' | '\u{212A}' => b'k',
-            'ӏ' | 'ℓ' => b'l',
-            'М' | 'Μ' => b'm',
-            'Ν' | 'ո' => b'n',
-            'о' | 'О' | 'ο' | 'Ο' | 'օ' => b'o',
-            'р' | 'Р' | 'ρ' | 'Ρ' => b'p',
-            'ԛ' => b'q',
-            'г' => b'r',
-            'ѕ' | 'Ѕ' | 'ſ' => b's',
-            'Т' | 'т' | 'τ' | 'Τ' => b't',
-            'ս' | 'υ' => b'u',
-            'ν' | 'ѵ' => b'v',
-            'ԝ' | 'ω' => b'w',
-            'х' | 'Х' | 'χ' | 'Χ' => b'x',
-            'у' | 'У' | 'γ' | 'Υ' => b'y',
-            'Ζ' => b'z',
-            _ => return c,
-        }),
+        0x1D400..=0x1D6A3 => char::from(b'a' + ((n - 0x1D400) % 26) as u8),
+        _ => {
+            let mut pairs = LOOKALIKES.chars();
+            loop {
+                match (pairs.next(), pairs.next()) {
+                    (Some(like), Some(latin)) if like == c => break latin,
+                    (Some(_), Some(_)) => {}
+                    _ => break c,
+                }
+            }
+        }
     };
-    char::from_u32(ascii).map_or(c, |a| a.to_ascii_lowercase())
+    ascii.to_ascii_lowercase()
+}
+
+/// `s` after the characters at its start that `skip` is true of.
+fn skip(s: &str, skip: fn(char) -> bool) -> &str {
+    let at = s
+        .char_indices()
+        .find(|&(_, c)| !skip(c))
+        .map_or(s.len(), |(i, _)| i);
+    s.get(at..).unwrap_or("")
 }
 
 /// Whether `after` (the text after a `<` or its lookalike) reads as the tag `name`, opening or
@@ -216,28 +189,21 @@ fn fold(c: char) -> char {
 /// end of a text may be completed by what comes after it, and a model may well read
 /// `<broken_output_2>` as the tag.
 fn tag_follows(after: &str, name: &str) -> bool {
-    let mut rest = after.trim_start_matches(unseen);
+    let mut rest = skip(after, unseen);
     if let Some(r) = rest.strip_prefix('\\') {
-        rest = r.trim_start_matches(unseen);
+        rest = skip(r, unseen);
     }
-    if let Some(c) = rest.chars().next().filter(|&c| is_slash(c)) {
+    if let Some(c) = rest.chars().next().filter(|&c| SLASHES.contains(c)) {
         rest = rest.get(c.len_utf8()..).unwrap_or("");
     }
-    for want in name.bytes().map(char::from) {
-        if want == '_' {
-            rest = rest.trim_start_matches(|c| {
-                unseen(c)
-                    || matches!(
-                        fold(c),
-                        '_' | '-' | '.' | '\u{2010}'..='\u{2015}' | '\u{2212}'
-                    )
-            });
+    for want in name.bytes() {
+        if want == b'_' {
+            rest = skip(rest, |c| unseen(c) || SEPARATORS.contains(fold(c)));
             continue;
         }
-        rest = rest.trim_start_matches(unseen);
-        let mut chars = rest.chars();
+        let mut chars = skip(rest, unseen).chars();
         match chars.next() {
-            Some(c) if fold(c) == want.to_ascii_lowercase() => rest = chars.as_str(),
+            Some(c) if fold(c) == char::from(want.to_ascii_lowercase()) => rest = chars.as_str(),
             _ => return false,
         }
     }
