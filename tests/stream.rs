@@ -1580,3 +1580,49 @@ fn timing_order_reply_in_16_char_chunks() {
         t.elapsed().as_secs_f64() * 1000.0
     );
 }
+
+#[test]
+fn values_under_a_long_key_cost_their_own_length_not_the_keys() {
+    // An outside review (thirteenth session): each value's pointer was a fresh copy of its
+    // parent's, so 50,000 numbers under a 100,000-character key made 5 GB of pointers and
+    // trapped the wasm instance. Segments are now pushed and truncated in place, and a stream
+    // made without `closed_pointers` (the loop's and the wasm layer's) keeps no copies.
+    let key = "k".repeat(100_000);
+    let text = format!("{{\"{key}\": [{}1]}}", "1,".repeat(50_000));
+    let options = StreamOptions {
+        closed_pointers: false,
+        ..StreamOptions::default()
+    };
+    let s = schema(
+        json!({"type": "object", "additionalProperties": {"type": "array", "items": {"type": "integer", "maximum": 0}}}),
+    );
+    let mut stream = PartialJson::new(Some(s), options);
+    let update = stream.push(&text).unwrap();
+    assert!(update.done);
+    assert!(update.closed.is_empty());
+    assert_eq!(
+        update.edits.len(),
+        50_001 + 4,
+        "two Begins, the numbers, two Ends"
+    );
+    // The violation's path is clipped as every issue's is.
+    let issue = update.violation.unwrap();
+    assert_eq!(issue.path.chars().count(), 200, "{}", issue.path);
+    assert!(issue.path.starts_with("/kkk"));
+    assert_eq!(stream.open_path(), "");
+    // Pointers, when kept, are the same as ever, a string's included.
+    let mut run = Run::new(None);
+    run.push(r#"{"a/b": ["x", {"~": "y"}], "c": "#);
+    assert_eq!(run.stream.open_path(), "");
+    run.push(r#""z"#);
+    assert_eq!(
+        run.stream.open_path(),
+        "",
+        "inside a string: its container's"
+    );
+    run.push(r#""}"#);
+    assert_eq!(
+        run.closed,
+        ["/a~1b/0", "/a~1b/1/~0", "/a~1b/1", "/a~1b", "/c", ""]
+    );
+}

@@ -84,6 +84,7 @@ fuzz_target!(|data: &[u8]| {
         } else {
             4_000_000
         },
+        closed_pointers: true,
     };
 
     // Chunks of 1..=16 characters, sizes from a tiny LCG seeded by byte 2.

@@ -139,6 +139,8 @@ impl RepairLoop {
                 max_chars: self.config.max_reply_chars as usize,
                 local_repair: self.config.local_repair,
                 coerce: self.config.coerce,
+                // The host mirrors the value and builds them (src/wasm/mirror.rs).
+                closed_pointers: false,
             };
             self.in_flight = Some(InFlight::new(self.stream_schema.clone(), options));
         }

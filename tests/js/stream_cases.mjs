@@ -184,6 +184,20 @@ export function streamChecks({ PartialJson, RepairLoop, parseStructured }) {
       const fresh = new RepairLoop({ prompt: { system: 's', user: 'u' }, seed: 1 });
       throws(() => fresh.next({ kind: 'reply' }, 0), TypeError, /outcome\.text/, 'text is required without pushes');
     },
+    'values under a long key: no copy of the key per value (50,000 under 100,000 characters trapped)'() {
+      const key = 'k'.repeat(100000);
+      const text = `{"${key}": [${'1,'.repeat(50000)}1]}`;
+      for (const stream of [new PartialJson(), new RepairLoop({ prompt: { system: 's', user: 'u' }, schema: { type: 'object' }, seed: 1 })]) {
+        const u = stream.push(text);
+        eq([u.done, u.closed.length, u.value[key].length], [true, 50003, 50001], 'whole');
+        eq([u.closed[0].length, u.closed[0].slice(-3), u.closed[50002]], [100003, "k/0", ""], 'pointers');
+      }
+      // And chunked: each push costs its own length.
+      const p = new PartialJson({ type: 'object', additionalProperties: { type: 'array', items: { type: 'integer' } } });
+      let u;
+      for (let i = 0; i < text.length; i += 4096) u = p.push(text.slice(i, i + 4096));
+      eq([u.done, u.violation], [true, null], 'chunked');
+    },
     'RepairLoop saved mid-stream: the restored loop goes on with what was pushed'() {
       // It once restored with nothing in flight and read only the later chunks.
       const make = () => new RepairLoop({ prompt: { system: 's', user: 'u' }, schema: PERSON, seed: 1 });

@@ -134,10 +134,16 @@ struct Frame {
 #[derive(Debug, Clone)]
 pub(super) struct Builder {
     frames: Vec<Frame>,
-    /// JSON Pointer of the innermost open container.
+    /// JSON Pointer of the innermost open container, or of the string being read (then
+    /// [`Builder::string`] says where the string's own segment starts). Segments are pushed and
+    /// truncated in place: a slot's pointer is never a copy of its parent's, which made a value
+    /// under a long key cost the key's length (an outside review: 50,000 numbers under a
+    /// 100,000-character key trapped at 4 GB).
     pointer: String,
-    /// The pointer of the string being read.
-    string: Option<String>,
+    /// Where the string being read starts its segment of [`Builder::pointer`].
+    string: Option<usize>,
+    /// Whether [`Builder::closed`] is filled ([`super::StreamOptions::closed_pointers`]).
+    pointers: bool,
     /// Its text, when the checker needs it (the buffer is reused).
     content: String,
     pub(super) edits: Vec<Edit>,
@@ -160,11 +166,12 @@ fn push_segment(pointer: &mut String, segment: &str) {
 }
 
 impl Builder {
-    pub(super) fn new(checker: Option<Checker>) -> Builder {
+    pub(super) fn new(checker: Option<Checker>, pointers: bool) -> Builder {
         Builder {
             frames: Vec::new(),
             pointer: String::new(),
             string: None,
+            pointers,
             content: String::new(),
             edits: Vec::new(),
             closed: Vec::new(),
@@ -176,7 +183,15 @@ impl Builder {
 
     /// The JSON Pointer of the innermost open container ("" at the top level).
     pub(super) fn open_path(&self) -> &str {
-        &self.pointer
+        let end = self.string.unwrap_or(self.pointer.len());
+        self.pointer.get(..end).unwrap_or_default()
+    }
+
+    /// The value at [`Builder::pointer`] closed: its pointer joins `closed`, when kept.
+    fn close(&mut self) {
+        if self.pointers {
+            self.closed.push(self.pointer.clone());
+        }
     }
 
     // -----------------------------------------------------------------------
@@ -218,7 +233,7 @@ impl Builder {
     }
 
     pub(super) fn begin_container(&mut self, kind: Container) {
-        let (key, path) = self.next_slot();
+        let (key, seg_start) = self.next_slot();
         let edit_kind = match kind {
             Container::Object => Kind::Object,
             Container::Array => Kind::Array,
@@ -228,10 +243,13 @@ impl Builder {
             kind: edit_kind,
         });
         if let Some(checker) = self.checker.as_mut() {
-            checker.begin_container(kind, &path, self.frames.is_empty(), &mut self.violation);
+            checker.begin_container(
+                kind,
+                &self.pointer,
+                self.frames.is_empty(),
+                &mut self.violation,
+            );
         }
-        let seg_start = self.pointer.len();
-        self.pointer = path;
         self.frames.push(Frame {
             kind,
             seg_start,
@@ -249,19 +267,19 @@ impl Builder {
             checker.end_container(&self.pointer, frame.len, &mut self.violation);
         }
         self.edits.push(Edit::End);
-        self.closed.push(self.pointer.clone());
+        self.close();
         self.pointer.truncate(frame.seg_start);
         self.done = self.frames.is_empty();
         self.settle();
     }
 
     pub(super) fn begin_string(&mut self) {
-        let (key, path) = self.next_slot();
+        let (key, seg_start) = self.next_slot();
         self.edits.push(Edit::Begin {
             key,
             kind: Kind::String,
         });
-        self.string = Some(path);
+        self.string = Some(seg_start);
         self.content.clear();
     }
 
@@ -278,29 +296,31 @@ impl Builder {
     }
 
     pub(super) fn end_string(&mut self) {
-        let Some(path) = self.string.take() else {
+        let Some(seg_start) = self.string.take() else {
             return;
         };
         if let Some(checker) = self.checker.as_mut() {
             let value = Value::String(std::mem::take(&mut self.content));
-            checker.scalar(&path, &value, &mut self.violation);
+            checker.scalar(&self.pointer, &value, &mut self.violation);
             if let Value::String(buffer) = value {
                 self.content = buffer;
             }
         }
         self.edits.push(Edit::End);
-        self.closed.push(path);
+        self.close();
+        self.pointer.truncate(seg_start);
         self.done = self.frames.is_empty();
         self.settle();
     }
 
     pub(super) fn scalar(&mut self, value: Value) {
-        let (key, path) = self.next_slot();
+        let (key, seg_start) = self.next_slot();
         if let Some(checker) = self.checker.as_mut() {
-            checker.scalar(&path, &value, &mut self.violation);
+            checker.scalar(&self.pointer, &value, &mut self.violation);
         }
         self.edits.push(Edit::Scalar { key, value });
-        self.closed.push(path);
+        self.close();
+        self.pointer.truncate(seg_start);
         self.done = self.frames.is_empty();
         self.settle();
     }
@@ -314,32 +334,32 @@ impl Builder {
         }
     }
 
-    /// The key and JSON Pointer of the next slot; for an array, counts the
-    /// element and tells the checker (it derives the element's subschemas).
-    fn next_slot(&mut self) -> (Option<String>, String) {
+    /// Moves [`Builder::pointer`] to the next slot (its segment pushed in place) and returns the
+    /// slot's key and where its segment starts; for an array, counts the element and tells the
+    /// checker (it derives the element's subschemas).
+    fn next_slot(&mut self) -> (Option<String>, usize) {
+        let seg_start = self.pointer.len();
         let Some(frame) = self.frames.last_mut() else {
             if let Some(checker) = self.checker.as_mut() {
                 checker.root();
             }
-            return (None, String::new());
+            return (None, seg_start);
         };
-        let mut path = String::with_capacity(self.pointer.len() + 24);
-        path.push_str(&self.pointer);
         match frame.kind {
             Container::Object => {
                 let key = frame.key.clone();
-                push_segment(&mut path, &key);
-                (Some(key), path)
+                push_segment(&mut self.pointer, &key);
+                (Some(key), seg_start)
             }
             Container::Array => {
                 let index = frame.len;
                 frame.len += 1;
-                // Writing to a String cannot fail.
-                let _ = write!(path, "/{index}");
                 if let Some(checker) = self.checker.as_mut() {
                     checker.element(&self.pointer, index, &mut self.violation);
                 }
-                (None, path)
+                // Writing to a String cannot fail.
+                let _ = write!(self.pointer, "/{index}");
+                (None, seg_start)
             }
         }
     }

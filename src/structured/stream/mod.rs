@@ -154,6 +154,11 @@ pub struct StreamOptions {
     pub local_repair: bool,
     /// Whether the final parse will coerce values to the schema (SPEC section 9).
     pub coerce: bool,
+    /// Whether [`PartialUpdate::closed`] lists the pointers. A host that mirrors the value builds
+    /// them from the edits instead (each Scalar and End closes one value), as the wasm layer does:
+    /// a copy of each pointer is as long as its keys, so a million values under a long key make
+    /// that many copies of it.
+    pub closed_pointers: bool,
 }
 
 impl Default for StreamOptions {
@@ -162,6 +167,7 @@ impl Default for StreamOptions {
             max_chars: DEFAULT_MAX_CHARS,
             local_repair: true,
             coerce: false,
+            closed_pointers: true,
         }
     }
 }
@@ -180,7 +186,8 @@ pub struct Violation {
 pub struct PartialUpdate {
     /// How the partial value grew, in order (apply with [`apply`]).
     pub edits: Vec<Edit>,
-    /// JSON Pointers of the values that closed during this push, in order.
+    /// JSON Pointers of the values that closed during this push, in order (none when the
+    /// stream was made without [`StreamOptions::closed_pointers`]).
     pub closed: Vec<String>,
     /// The top-level value has closed.
     pub done: bool,
@@ -231,7 +238,7 @@ impl PartialJson {
             .map(|s| Checker::new(Arc::clone(s), options.coerce));
         PartialJson {
             reader: Reader::new(options.local_repair),
-            builder: Builder::new(checker),
+            builder: Builder::new(checker, options.closed_pointers),
             schema,
             options,
             text: String::new(),
@@ -286,7 +293,7 @@ impl PartialJson {
     /// reading the text again (O(length)): a host that follows every push
     /// applies the edits instead.
     pub fn value(&self) -> Option<Value> {
-        let mut replay = Builder::new(None);
+        let mut replay = Builder::new(None, false);
         Reader::new(self.options.local_repair).feed(&self.text, &mut replay);
         let mut value = None;
         apply(&mut value, &mut Vec::new(), &replay.edits);

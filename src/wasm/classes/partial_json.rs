@@ -68,6 +68,8 @@ impl JsPartialJson {
                 max_chars,
                 local_repair: o.local_repair.unwrap_or(true),
                 coerce: o.coerce.unwrap_or(false),
+                // Built in JS from the edits (js/snippets/instructions.js).
+                closed_pointers: false,
             },
         );
         Ok(JsPartialJson {
