@@ -610,3 +610,18 @@ fn state_round_trips_through_json_and_resumes_identically() {
     }
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_verdict_longer_than_any_reply_is_not_read() {
+    // It was repaired whole: 100 million characters trapped the wasm instance.
+    let s = Supervisor::new(SupervisorOptions::default(), T0).unwrap();
+    let text = format!(
+        "{{\"healthy\": false, \"reason\": \"x\"}}{}",
+        " ".repeat(16_000_001)
+    );
+    assert!(matches!(s.verdict(&text), Verdict::Continue));
+    assert!(matches!(
+        s.verdict(r#"{"healthy": false, "reason": "x"}"#),
+        Verdict::Intervene { .. }
+    ));
+}

@@ -92,8 +92,11 @@ export interface SchemaOptions {
   /** Documents `$ref` may name, by URI. Nothing is ever fetched. */
   resources?: Record<string, object | boolean>;
 }
-/** Returns null when the text holds nothing JSON-like or cannot be repaired. */
-export function repairJson(text: string): { text: string; fixes: Fix[] } | null;
+/**
+ * Returns null when the text holds nothing JSON-like or cannot be repaired. A text longer than
+ * `maxChars` code points (default 4,000,000, as a reply's `maxReplyChars`) is a RangeError.
+ */
+export function repairJson(text: string, options?: { maxChars?: number }): { text: string; fixes: Fix[] } | null;
 export class Schema {
   free(): void;
   [Symbol.dispose](): void;

@@ -297,6 +297,11 @@ impl Supervisor {
     /// line of at most 200 code points with the `<steps>` tags neutralised,
     /// as notes are, before anyone logs it or passes it on to the agent.
     pub fn verdict(&self, text: &str) -> Verdict {
+        // A verdict is one short object: a reply longer than any reply is not read (it was
+        // repaired whole, and 100 million characters trapped the wasm instance).
+        if text.len() > 4 * crate::structured::DEFAULT_MAX_REPLY_CHARS {
+            return Verdict::Continue;
+        }
         let Some(value) = repair_json(text).and_then(|r| selfheal_hot::parse_value(&r.text).ok())
         else {
             return Verdict::Continue;

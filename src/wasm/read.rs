@@ -245,3 +245,18 @@ pub fn validation(v: &JsValue) -> Option<crate::classify::Validation> {
         detail: get(v, "detail").as_string(),
     })
 }
+
+/// A `maxChars`-like option: a whole number >= 0 (the deserializer has refused NaN and Infinity).
+pub fn whole_count(n: f64, field: &str) -> Read<usize> {
+    if n.is_nan() || n < 0.0 || (n.is_finite() && n.fract() != 0.0) {
+        return Err(Bad::range(
+            field,
+            &format!("must be a whole number >= 0, got {}", js_number(n)),
+        ));
+    }
+    Ok(if n >= usize::MAX as f64 {
+        usize::MAX
+    } else {
+        n as usize
+    })
+}

@@ -325,9 +325,37 @@ pub(crate) fn parsed_to_js(
     Ok(ok)
 }
 
+/// `repairJson(text, options)`'s options.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct RepairJsonOptions {
+    max_chars: Option<f64>,
+}
+
+/// `repairJson(text, { maxChars? })`: a text longer than `maxChars` code points (default
+/// 4,000,000, a reply's `maxReplyChars`) is a `RangeError`, measured before it is copied in when
+/// JS can tell; with no limit 100 million characters trapped the instance.
 #[wasm_bindgen(js_name = repairJson, skip_typescript)]
-pub fn repair_json(text: JsValue) -> Result<JsValue, JsValue> {
+pub fn repair_json(text: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    let options: RepairJsonOptions = de::optional(&options, "options")?;
+    let max = read::whole_count(
+        options
+            .max_chars
+            .unwrap_or(structured::DEFAULT_MAX_REPLY_CHARS as f64),
+        "options.maxChars",
+    )?;
+    let too_long = |length| {
+        let detail = structured::too_long_detail(length, max).replace("maxReplyChars", "maxChars");
+        crate::error::OptionError::range("text", &format!("is too long: {detail}"))
+    };
+    if let Some(units) = read::certainly_longer(&text, max) {
+        return Err(too_long(ReplyLength::Utf16Units(units)).into());
+    }
     let text: String = de::read(&text, "text")?;
+    let chars = text.chars().count();
+    if chars > max {
+        return Err(too_long(ReplyLength::Chars(chars)).into());
+    }
     match structured::repair_json(&text) {
         None => Ok(JsValue::NULL),
         Some(repaired) => Ok(super::repaired_to_js(&repaired)),

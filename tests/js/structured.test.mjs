@@ -101,6 +101,19 @@ test('repairJson', () => {
   assert.equal(repairJson('hello there'), null);
 });
 
+test('repairJson: longer than maxChars (default 4,000,000 code points) is a RangeError; 100 million characters trapped the instance', () => {
+  throwsNaming(() => repairJson('[1,]\n'.repeat(20_000_000)), RangeError, 'text');
+  assert.throws(() => repairJson('[1,]\n'.repeat(20_000_000)), /100000000 UTF-16 code units long, above maxChars \(4000000\)/);
+  assert.throws(() => repairJson('abcdefghijk', { maxChars: 10 }), /has 11 characters, above maxChars \(10\)/);
+  assert.throws(() => repairJson('😀'.repeat(11), { maxChars: 10 }), /22 UTF-16 code units long, above maxChars \(10\)/);
+  assert.deepEqual(repairJson('["😀😀"]', { maxChars: 6 }).fixes, [], 'code points, not UTF-16 units');
+  assert.deepEqual(repairJson('[1,]', { maxChars: 4 }), { text: '[1]', fixes: ['trailing-comma'] });
+  throwsNaming(() => repairJson('[1]', { maxChars: -1 }), RangeError, 'options.maxChars');
+  throwsNaming(() => repairJson('[1]', { maxChars: 'many' }), TypeError, 'options.maxChars');
+  assert.deepEqual(repairJson('[1,]', { maxChars: 2 ** 53 - 1 }).fixes, ['trailing-comma']);
+  assert.equal(repairJson('[1]').text, '[1]', 'usable after');
+});
+
 test('buildRepairPrompt: schema, issues, quoting, truncation by code points, locales, bad input', () => {
   const { report } = parseStructured(CITY_SCHEMA, '{"city": 5}');
   const p = buildRepairPrompt(report, CITY_SCHEMA, '{"city": 5}');
@@ -177,7 +190,9 @@ test('hostile text: 10 MB replies, lone surrogates, 100,000-deep nesting', () =>
   const r2 = parseStructured({ type: 'string' }, bigJson, { maxReplyChars: 11 * 1024 * 1024 });
   assert.equal(r2.ok, true);
   assert.equal(r2.value.length, 10 * 1024 * 1024);
-  const huge = repairJson('```json\n' + bigJson + '\n```');
+  // repairJson has the same default limit since the thirteenth session (no limit trapped at 100
+  // million characters), raised the same way.
+  const huge = repairJson('```json\n' + bigJson + '\n```', { maxChars: 11 * 1024 * 1024 });
   assert.ok(huge === null || typeof huge.text === 'string');
   const { report } = parseStructured(CITY_SCHEMA, '{"city": 1}');
   const p = buildRepairPrompt(report, CITY_SCHEMA, big);

@@ -11,7 +11,6 @@ use crate::structured::stream::{
     PartialJson, StreamError, StreamOptions, StreamSchema, DEFAULT_MAX_CHARS,
 };
 use crate::structured::{CompiledSchema, ParseOptions};
-use crate::wasm::error::Read;
 use crate::wasm::mirror::Mirror;
 use crate::wasm::structured_js::{parsed_to_js, schema_arg};
 use crate::wasm::{de, read};
@@ -58,7 +57,7 @@ impl JsPartialJson {
         };
         let o: Options = de::optional(&options, "options")?;
         let max_chars = o.max_chars.unwrap_or(DEFAULT_MAX_CHARS as f64);
-        let max_chars = whole_count(max_chars, "options.maxChars")?;
+        let max_chars = read::whole_count(max_chars, "options.maxChars")?;
         let stream_schema = compiled
             .as_ref()
             .map(|c| Arc::new(StreamSchema::new(Arc::clone(c))));
@@ -94,7 +93,7 @@ impl JsPartialJson {
     pub fn finish(&self, options: JsValue) -> Result<JsValue, JsValue> {
         let given: FinishOptions = de::optional(&options, "options")?;
         let max_reply_chars = match given.max_reply_chars {
-            Some(n) => whole_count(n, "options.maxReplyChars")?,
+            Some(n) => read::whole_count(n, "options.maxReplyChars")?,
             None => ParseOptions::new().max_reply_chars,
         };
         let (raw_js, parsed, text) = self.inner.with(|s| {
@@ -117,21 +116,6 @@ impl JsPartialJson {
     pub fn text(&self) -> Result<JsValue, JsValue> {
         self.inner.with(|s| s.mirror.text())?
     }
-}
-
-/// A `maxChars`-like option: a whole number >= 0 (`Infinity` for no limit).
-fn whole_count(n: f64, field: &str) -> Read<usize> {
-    if n.is_nan() || n < 0.0 || (n.is_finite() && n.fract() != 0.0) {
-        return Err(OptionError::range(
-            field,
-            &format!("must be a whole number >= 0, got {}", read::js_number(n)),
-        ));
-    }
-    Ok(if n >= usize::MAX as f64 {
-        usize::MAX
-    } else {
-        n as usize
-    })
 }
 
 /// The `RangeError` of a push past `maxChars`.

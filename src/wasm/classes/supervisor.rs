@@ -33,6 +33,10 @@ impl JsSupervisor {
 
     /// The reviewing model's reply text as a verdict.
     pub fn verdict(&self, text: JsValue) -> Result<JsValue, JsValue> {
+        // Longer than any reply: not copied in (the core would not read it either).
+        if read::certainly_longer(&text, crate::structured::DEFAULT_MAX_REPLY_CHARS).is_some() {
+            return to_js_json(&crate::toolkit::Verdict::Continue);
+        }
         let text: String = de::from_js(&text, "text")?;
         to_js_json(&self.inner.with(|s| s.verdict(&text))?)
     }
