@@ -35,12 +35,22 @@ const wellFormed =
     ? (s) => s.toWellFormed()
     : (s) => s.replace(LONE, '\uFFFD');
 
+// Each string read is cut to this many UTF-16 units before anything else: classification looks at
+// words near the start, a reason shows 300 characters, and a 100-million-character message took
+// seconds and 200 MB per copy (an outside review). A surrogate pair cut in two ends in U+FFFD.
+const MAX_TEXT_UNITS = 65536;
+
+/** A string read from the error, cut to MAX_TEXT_UNITS and well-formed. */
+function clipped(s) {
+  return wellFormed(s.length > MAX_TEXT_UNITS ? s.slice(0, MAX_TEXT_UNITS) : s);
+}
+
 function str(v) {
-  return typeof v === 'string' ? wellFormed(v) : null;
+  return typeof v === 'string' ? clipped(v) : null;
 }
 
 function scalar(v) {
-  if (typeof v === 'string') return wellFormed(v);
+  if (typeof v === 'string') return clipped(v);
   if (typeof v === 'number' && Number.isFinite(v)) return v;
   return null;
 }
@@ -195,7 +205,7 @@ function flagged(metadata) {
 export function gatherError(error) {
   if (error === null || error === undefined) return NOTHING;
   if (typeof error === 'string') {
-    return record({ present: true, messages: [wellFormed(error)] }); // threw a bare string
+    return record({ present: true, messages: [clipped(error)] }); // threw a bare string
   }
   const bodyStatus = []; // 4xx/5xx numbers in `code` places: the status when there is no other
   const statusTexts = [];

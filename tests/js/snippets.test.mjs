@@ -15,6 +15,18 @@ const revoked = () => {
 };
 const throwing = () => new Proxy({}, { get() { throw new Error("boom"); } });
 
+test("gatherError: every string read is cut to 65,536 UTF-16 units (100 million characters took seconds)", () => {
+  const long = "x".repeat(100_000_000);
+  const info = JSON.parse(gatherError({ status: 400, message: long, error: { message: long }, headers: { "x-a": long }, name: long }));
+  assert.deepEqual(info.messages.map((m) => m.length), [65536, 65536]);
+  assert.equal(info.name.length, 65536);
+  assert.equal(info.headers[0][1].length, 65536);
+  assert.deepEqual(JSON.parse(gatherError("y".repeat(70_000))).messages[0].length, 65536);
+  // A pair cut in two ends in U+FFFD.
+  const cut = JSON.parse(gatherError({ message: "a".repeat(65535) + "😀" })).messages[0];
+  assert.equal(cut.at(-1), "\uFFFD");
+});
+
 test("gatherError: the ErrorInfo record, empty fields left out, hostile reads absent", () => {
   assert.deepEqual(JSON.parse(gatherError({ status: 503 })), { present: true, className: "Object", status: 503 });
   assert.deepEqual(JSON.parse(gatherError(null)), {});
