@@ -625,3 +625,35 @@ fn a_verdict_longer_than_any_reply_is_not_read() {
         Verdict::Intervene { .. }
     ));
 }
+
+#[test]
+fn long_notes_are_cut_on_arrival_and_quoted_the_same() {
+    // Ten 50 MB progress notes were kept whole and made one line again for every review prompt.
+    let mut s = Supervisor::new(
+        SupervisorOptions {
+            review_after_steps: 0,
+            review_every: 1,
+            ..SupervisorOptions::default()
+        },
+        T0,
+    )
+    .unwrap();
+    let long = format!("{}done {}", " \n".repeat(1000), "x".repeat(5_000_000));
+    let v = s.observe(
+        Step {
+            tool: Some("t".into()),
+            tokens: None,
+            progress: Some(long),
+        },
+        T0 + 1.0,
+    );
+    let Verdict::Review { prompt } = v else {
+        panic!("{v:?}")
+    };
+    let line = prompt.user.lines().find(|l| l.starts_with("- step 1")).unwrap();
+    assert!(line.starts_with("- step 1: tool t; progress: done xxx"), "{line}");
+    assert!(line.ends_with('…'), "{line}");
+    assert!(line.chars().count() < 260, "{}", line.chars().count());
+    let state = serde_json::to_string(&s).unwrap();
+    assert!(state.len() < 5_000, "the kept note is cut: {} bytes", state.len());
+}

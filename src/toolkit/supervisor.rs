@@ -138,6 +138,10 @@ struct StepRecord {
 const REVIEW_HISTORY: usize = 10;
 /// Code points kept of each tool name / progress note in a review prompt.
 const MAX_NOTE_CHARS: usize = 200;
+/// What is kept of a note, from its first character that is not blank: a review quotes
+/// [`MAX_NOTE_CHARS`] of it, the rest is cut on arrival (ten 50 MB notes took 1.4 s and 724 MB
+/// per review prompt; an outside review).
+const MAX_KEPT_CHARS: usize = 4 * MAX_NOTE_CHARS;
 
 /// The supervisor. Its whole state serialises with serde (`toJSON`/`fromJSON`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -223,7 +227,7 @@ impl Supervisor {
             n: self.steps,
             tool: step.tool,
             tokens: step.tokens,
-            progress: step.progress,
+            progress: step.progress.map(|p| kept(&p)),
         });
         while self.recent.len() > REVIEW_HISTORY {
             self.recent.pop_front();
@@ -392,11 +396,18 @@ fn intervene(strategy: InterventionStrategy, reason: String) -> Verdict {
     Verdict::Intervene { reason, strategy }
 }
 
+/// What is kept of a note: from its first character that is not blank, at most
+/// [`MAX_KEPT_CHARS`] code points and the mark when cut (so a quote still says it was cut).
+fn kept(s: &str) -> String {
+    let s = s.trim_start_matches(|c: char| c.is_whitespace() || crate::text::breaks_line(c));
+    crate::text::clip(s, MAX_KEPT_CHARS, crate::text::ELLIPSIS)
+}
+
 /// One line, at most [`MAX_NOTE_CHARS`] code points, with the `<steps>` tags
 /// neutralised so a note cannot close the quote early: made one line first (so
 /// what becomes a space is seen by the neutraliser as a space), neutralised,
 /// then clipped (`&lt;` is longer than `<`, and a cut never makes a tag).
 fn quote_note(s: &str) -> String {
-    let line = crate::text::one_line(s, usize::MAX);
+    let line = crate::text::one_line(&kept(s), usize::MAX);
     crate::text::one_line(&neutralise(&line, "steps"), MAX_NOTE_CHARS)
 }
