@@ -221,3 +221,71 @@ fn state_round_trips_through_json_and_resumes_identically() {
     b.record_failure(T0 + 1010.0);
     assert_eq!(resumed, b);
 }
+
+#[test]
+fn a_restored_state_must_be_one_a_breaker_reaches() {
+    // An outside review (thirteenth session): a closed breaker whose last failure was in the
+    // year 10^290 opened for ever at the first real failures.
+    let state = |v: serde_json::Value| {
+        let b: CircuitBreaker = serde_json::from_value(v).unwrap();
+        b.check().map_err(|e| e.field)
+    };
+    let opts = json!({ "failureThreshold": 3, "resetTimeoutMs": 60000.0 });
+    let ok = [
+        json!({ "options": opts, "state": "closed", "failures": 2, "lastFailureAt": T0 }),
+        json!({ "options": opts, "state": "open", "failures": 3, "lastFailureAt": T0 }),
+        json!({ "options": opts, "state": "half-open", "failures": 1, "lastFailureAt": T0 }),
+        json!({ "options": opts, "state": "closed", "failures": 0, "lastFailureAt": null }),
+    ];
+    for s in ok {
+        assert_eq!(state(s.clone()), Ok(()), "{s}");
+    }
+    let refused = [
+        (
+            json!({ "options": opts, "state": "closed", "failures": 0, "lastFailureAt": 1e300 }),
+            "lastFailureAt",
+        ),
+        (
+            json!({ "options": opts, "state": "closed", "failures": 100, "lastFailureAt": T0 }),
+            "failures",
+        ),
+        (
+            json!({ "options": opts, "state": "open", "failures": 0, "lastFailureAt": T0 }),
+            "state",
+        ),
+        (
+            json!({ "options": opts, "state": "open", "failures": 3, "lastFailureAt": null }),
+            "state",
+        ),
+        (
+            json!({ "options": opts, "state": "half-open", "failures": 1, "lastFailureAt": null }),
+            "state",
+        ),
+    ];
+    for (s, field) in refused {
+        assert_eq!(state(s.clone()), Err(field.to_string()), "{s}");
+    }
+}
+
+#[test]
+fn a_last_failure_more_than_an_hour_ahead_is_a_wrong_clock() {
+    // Stamped a day ahead by some clock: the next failures count from their own time, so the
+    // breaker half-opens a reset after them, not a day later.
+    let mut b = breaker(1, 60_000.0);
+    b.record_failure(T0 + 86_400_000.0);
+    b.record_success();
+    let mut b2: CircuitBreaker = serde_json::from_value(json!({
+        "options": { "failureThreshold": 2, "resetTimeoutMs": 60000.0 },
+        "state": "closed", "failures": 1, "lastFailureAt": T0 + 86_400_000.0
+    }))
+    .unwrap();
+    b2.record_failure(T0);
+    assert_eq!(b2.last_failure_at(), Some(T0));
+    assert!(b2.is_open(T0 + 59_999.0));
+    assert!(!b2.is_open(T0 + 60_000.0));
+    // Less than an hour ahead still holds, as a late report must not shorten a wait.
+    let mut b3 = breaker(1, 60_000.0);
+    b3.record_failure(T0 + 30_000.0);
+    b3.record_failure(T0);
+    assert_eq!(b3.last_failure_at(), Some(T0 + 30_000.0));
+}

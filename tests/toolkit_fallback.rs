@@ -372,3 +372,35 @@ fn a_failure_the_request_brought_on_moves_on_without_counting_against_the_tool()
         );
     }
 }
+
+#[test]
+fn a_restored_chain_calls_only_the_tool_at_its_position() {
+    // An outside review (thirteenth session): `position: 50` on three tools gave `done` with
+    // tool "", and a null position with a call out repeated the call for ever.
+    let mut chain = FallbackChain::new(options()).unwrap();
+    assert_eq!(chain.start(T0), call("primary", false));
+    let json = serde_json::to_value(&chain).unwrap();
+    let restored = |v: serde_json::Value| {
+        serde_json::from_value::<FallbackChain>(v)
+            .unwrap()
+            .check()
+            .map_err(|e| e.field)
+    };
+    assert_eq!(restored(json.clone()), Ok(()));
+    for position in [json!(50), json!(1), json!(null)] {
+        let mut s = json.clone();
+        s["position"] = position;
+        assert_eq!(restored(s.clone()), Err("position".to_string()), "{s}");
+    }
+    // No call out, no position.
+    let _ = chain.next(ChainResult::ok(), T0 + 1.0);
+    let done = serde_json::to_value(&chain).unwrap();
+    assert_eq!(restored(done.clone()), Ok(()));
+    let mut s = done;
+    s["position"] = json!(0);
+    assert_eq!(restored(s), Err("position".to_string()));
+    // A breaker's error says whose.
+    let mut s = json;
+    s["breakers"]["backup"]["failures"] = json!(99);
+    assert_eq!(restored(s), Err("breakers.backup.failures".to_string()));
+}

@@ -261,3 +261,24 @@ fn state_round_trips_through_json_and_resumes_identically() {
     assert_eq!(a.to_jsonl(), b.to_jsonl());
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_restored_log_holds_only_what_record_takes() {
+    // An outside review (thirteenth session): 20,000 events and a duration of -5 were restored.
+    let mut m = Metrics::new();
+    m.record(event(1.0, "parse", true));
+    let json = serde_json::to_value(&m).unwrap();
+    let check = |v: serde_json::Value| {
+        serde_json::from_value::<Metrics>(v)
+            .unwrap()
+            .check()
+            .map_err(|e| e.field)
+    };
+    assert_eq!(check(json.clone()), Ok(()));
+    let mut s = json.clone();
+    s["events"][0]["durationMs"] = json!(-5);
+    assert_eq!(check(s), Err("events[0].durationMs".to_string()));
+    let mut s = json.clone();
+    s["events"] = json!(vec![json["events"][0].clone(); MAX_EVENTS + 1]);
+    assert_eq!(check(s), Err("events".to_string()));
+}

@@ -215,6 +215,21 @@ fn state_round_trips_and_a_forged_state_is_refused() {
             "/buckets/0/requests",
             serde_json::json!(9_007_199_254_740_992u64),
         ),
+        // An outside review (thirteenth session): a `latest` past a Date's range froze the
+        // window and made every later state unreadable; one bucket copied into every place
+        // multiplied the allowance.
+        forge("/latest", serde_json::json!(1e308)),
+        forge("/latest", serde_json::json!(-8.7e15)),
+        forge("/buckets", {
+            let busy = json["buckets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|b| b["requests"].as_u64() > Some(0))
+                .unwrap()
+                .clone();
+            serde_json::json!(vec![busy; SLICES + 1])
+        }),
     ];
     for s in refused_by_check {
         let b: RetryBudget = serde_json::from_value(s.clone()).unwrap();

@@ -39,6 +39,9 @@ impl BreakerState {
     }
 }
 
+/// Clocks further apart than this are wrong, not skewed (see `record_failure`).
+const MAX_CLOCK_SKEW_MS: f64 = 3_600_000.0;
+
 options! {
     /// Breaker settings (`{ failureThreshold: 3, resetTimeoutMs: 60000 }` by default).
     pub struct BreakerOptions;
@@ -68,9 +71,33 @@ made_from_options!(
 
 impl CircuitBreaker {
     /// Checks a deserialised breaker (`fromJSON`): its options must pass
-    /// [`BreakerOptions::check`].
+    /// [`BreakerOptions::check`], and the rest must be a state a breaker reaches: closed below
+    /// the threshold, open or half-open after a failure, the last failure at a time a `Date`
+    /// can hold (an outside review restored a closed breaker whose last failure was in the year
+    /// 10^290: the first real failures then opened it for ever).
     pub fn check(&self) -> Result<(), OptionError> {
-        self.options.check()
+        self.options.check()?;
+        let bad = |field: &str, message: &str| Err(OptionError::range(field, message));
+        if let Some(t) = self.last_failure_at {
+            if !(-super::MAX_DATE_MS..=super::MAX_DATE_MS).contains(&t) {
+                return bad(
+                    "lastFailureAt",
+                    "must be a time a Date can hold (within 8.64e15 ms of 1970)",
+                );
+            }
+        }
+        match self.state {
+            BreakerState::Closed if self.failures >= self.options.failure_threshold => bad(
+                "failures",
+                "must be below failureThreshold while the breaker is closed",
+            ),
+            BreakerState::Open | BreakerState::HalfOpen
+                if self.failures == 0 || self.last_failure_at.is_none() =>
+            {
+                bad("state", "is open or half-open without a failure recorded")
+            }
+            _ => Ok(()),
+        }
     }
 
     // ---- getters ----
@@ -135,13 +162,23 @@ impl CircuitBreaker {
     /// earlier than the last one (a late report never shortens an open
     /// breaker's wait), and a half-open breaker's failure no earlier than the
     /// moment it half-opened (a failed trial call always re-opens it for a
-    /// whole `resetTimeoutMs`).
+    /// whole `resetTimeoutMs`), unless that is more than an hour (or
+    /// `resetTimeoutMs`, if longer) ahead of `now`: clocks that far apart are
+    /// wrong, and `now` counts.
     pub fn record_failure(&mut self, now: f64) {
         self.failures = self.failures.saturating_add(1);
         let earliest = match self.last_failure_at {
             Some(t) if self.state == BreakerState::HalfOpen => t + self.options.reset_timeout_ms,
             Some(t) => t,
             None => now,
+        };
+        // Later than this report by more than an hour (or a reset, if longer): not a clock a
+        // little off but a wrong one, whose stamp would hold the breaker open for as long as it
+        // is ahead.
+        let skew = self.options.reset_timeout_ms.max(MAX_CLOCK_SKEW_MS);
+        let earliest = match earliest - now > skew {
+            true => now,
+            false => earliest,
         };
         self.last_failure_at = Some(now.max(earliest));
         if self.state == BreakerState::HalfOpen || self.failures >= self.options.failure_threshold {

@@ -248,14 +248,29 @@ impl FallbackChain {
         Ok(chain)
     }
 
-    /// Checks a deserialised chain (`fromJSON`): its options (errors under `options`), then
-    /// its breakers.
+    /// Checks a deserialised chain (`fromJSON`): its options (errors under `options`), its
+    /// breakers (under `breakers.<tool>`), and a call out only where `last` asks for the tool at
+    /// `position` (an outside review restored `position: 50` on two tools: `done` with tool "",
+    /// and a `null` position with a call out, which repeated the call for ever).
     pub fn check(&self) -> Result<(), OptionError> {
         self.options.check().map_err(|e| e.under("options"))?;
-        for b in self.breakers.values() {
-            b.check()?;
+        for (tool, b) in &self.breakers {
+            b.check()
+                .map_err(|e| e.under(&format!("breakers.{tool}")))?;
         }
-        Ok(())
+        let called = match &self.last {
+            Some(ChainStep::Call { tool, .. }) => Some(tool.as_str()),
+            _ => None,
+        };
+        let at_position = self.position.map(|p| self.tool_at(p));
+        match (called, at_position) {
+            (None, None) => Ok(()),
+            (Some(tool), Some(Some(at))) if tool == at => Ok(()),
+            _ => Err(OptionError::range(
+                "position",
+                "must be the place of the tool the last step calls (null when no call is out)",
+            )),
+        }
     }
 
     // ---- getters ----

@@ -42,6 +42,9 @@ pub use metrics::{Alert, AlertLevel, HealingEvent, Metrics, MetricsSummary};
 pub use retry_budget::{RetryBudget, RetryBudgetOptions};
 pub use supervisor::{InterventionStrategy, Step, Supervisor, SupervisorOptions, Verdict};
 
+/// The largest time from 1970 a JS `Date` holds, in ms: restored times beyond it are refused.
+pub(crate) const MAX_DATE_MS: f64 = 8.64e15;
+
 /// Neutralise `<name>` / `</name>` in quoted text (see [`crate::text::neutralise_tags`]).
 fn neutralise(s: &str, name: &str) -> String {
     crate::text::neutralise_tags(s, &[name])

@@ -33,7 +33,7 @@ use crate::options::{made_from_options, options};
 /// Buckets per window.
 pub const SLICES: usize = 10;
 /// `now` is held to the range of a JS `Date` (±8.64e15 ms), so bucket numbers stay exact.
-const MAX_TIME: f64 = 8.64e15;
+const MAX_TIME: f64 = super::MAX_DATE_MS;
 /// Tolerance for the float sum `ratio × first calls + reserve`.
 const EPSILON: f64 = 1e-9;
 
@@ -100,7 +100,8 @@ made_from_options!(
 impl RetryBudget {
     /// Checks a deserialised budget (`fromJSON`; serde already insists on [`SLICES`] + 1
     /// buckets): its options, whole bucket numbers within range, counts within
-    /// `Number.MAX_SAFE_INTEGER`, a finite `latest`.
+    /// `Number.MAX_SAFE_INTEGER`, `latest` within a `Date`'s range, each bucket that counted at
+    /// its own place and not after `latest`.
     pub fn check(&self) -> Result<(), OptionError> {
         self.options.check().map_err(|e| OptionError {
             field: format!("options.{}", e.field),
@@ -117,10 +118,27 @@ impl RetryBudget {
                 "must hold whole bucket numbers and counts up to 2^53 - 1",
             ));
         }
-        if self.latest.is_some_and(|t| !t.is_finite()) {
+        if self
+            .latest
+            .is_some_and(|t| !(-MAX_TIME..=MAX_TIME).contains(&t))
+        {
+            // A later one froze the window, and the state written after it read back no more.
             return Err(OptionError::range(
                 "latest",
-                "must be a finite number or null",
+                "must be a time a Date can hold (within 8.64e15 ms of 1970) or null",
+            ));
+        }
+        // A bucket that counted something sits at its own place in the ring and is no later
+        // than the latest time: copies of one bucket in every place multiplied the allowance.
+        let latest_slot = self.latest.map(|t| self.slot_of(t));
+        let misplaced = self.buckets.iter().enumerate().any(|(i, b)| {
+            (b.requests > 0 || b.retries > 0)
+                && (Self::index(b.slot) != i || latest_slot.is_none_or(|k| b.slot > k))
+        });
+        if misplaced {
+            return Err(OptionError::range(
+                "buckets",
+                "must each sit at their slot's place in the ring, none after latest",
             ));
         }
         Ok(())

@@ -59,6 +59,5 @@ super::state_json!(
     JsMetrics,
     "Metrics",
     Metrics,
-    check: |_: &Metrics| Ok(()),
     wrap: |m| JsMetrics { inner: State::new(m) }
 );
