@@ -205,3 +205,51 @@ fn a_done_saved_by_0_1_still_takes_its_one_verdict() {
     assert_eq!((value, attempts), (json!({"city": "Lyon"}), 2));
     assert!(resumed.is_finished());
 }
+
+#[test]
+fn counts_that_disagree_with_each_other_or_the_budget_are_refused() {
+    // An outside snapshot audit (thirteenth session): a state rewound to `transientUsed: 0` sent
+    // attempts 4 and 5 on a budget of 2, a `costUsd` of 0 got round the cost ceiling, a
+    // `startedAt` of null or 1e300 turned the deadline off.
+    let mut l = city_loop(config());
+    let _ = l.next(http(503).cost(0.04), 0.0, None);
+    let _ = l.next(http(503).cost(0.04), 2000.0, None);
+    let v = snapshot_of(&l);
+    restore(v.clone()).unwrap();
+    let forged = |path: &str, value: Value| {
+        let mut s = v.clone();
+        *s.pointer_mut(path).unwrap() = value;
+        s
+    };
+    let transient = v["options"]["budget"]["transient"].as_u64().unwrap();
+    refused(
+        forged("/state/transientUsed", json!(0)),
+        "state.state.consecutiveTransient",
+    );
+    let mut rewound = forged("/state/transientUsed", json!(0));
+    rewound["state"]["consecutiveTransient"] = json!(0);
+    refused(rewound, "state.state.attempts");
+    refused(
+        forged("/state/transientUsed", json!(transient + 1)),
+        "state.state.transientUsed",
+    );
+    refused(
+        forged("/state/repairUsed", json!(9)),
+        "state.state.repairUsed",
+    );
+    refused(
+        forged("/state/consecutiveTransient", json!(4_000_000_000u64)),
+        "state.state.consecutiveTransient",
+    );
+    refused(forged("/state/costUsd", json!(0)), "state.state.costUsd");
+    refused(
+        forged("/state/startedAt", json!(null)),
+        "state.state.startedAt",
+    );
+    refused(
+        forged("/state/startedAt", json!(1e300)),
+        "state.state.startedAt",
+    );
+    // A fresh loop has no calls and no start time.
+    restore(snapshot_of(&city_loop(config()))).unwrap();
+}

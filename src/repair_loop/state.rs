@@ -305,6 +305,7 @@ impl RepairLoop {
             .map_err(|e| OptionError::type_("state.schema", &format!("is not usable: {e}")))?;
         let saved = snapshot.state;
         check_saved(&saved, schema.as_deref())?;
+        check_counts(&saved, &snapshot.options.budget)?;
         let phase = match saved.final_instruction {
             None => Phase::Calling,
             Some(done @ Instruction::Done { .. }) if saved.provisional => {
@@ -457,6 +458,55 @@ fn set_value(mut instruction: Instruction, value: impl FnOnce(&str) -> Value) ->
         *done_value = value(text);
     }
     instruction
+}
+
+/// The counts a loop keeps agree with each other and with its budget, as they do in every state a
+/// loop reaches: resends spent within the budget, no more calls than the first and the resends,
+/// a cost no less than its calls', a start time once there were calls (an outside snapshot
+/// audit: a state rewound to `transientUsed: 0` sent attempts 4 and 5 on a budget of 2, a
+/// `costUsd` of 0 got round the ceiling, a `startedAt` of `null` or 1e300 turned the deadline
+/// off).
+fn check_counts(s: &SavedState, budget: &super::config::Budget) -> Result<(), OptionError> {
+    let bad = |field: &str, message: &str| {
+        Err(OptionError::range(&format!("state.state.{field}"), message))
+    };
+    for (field, used, limit) in [
+        ("transientUsed", s.transient_used, budget.transient),
+        ("repairUsed", s.repair_used, budget.repairable),
+        ("semanticUsed", s.semantic_used, budget.semantic_invalid),
+    ] {
+        if used > limit {
+            return bad(field, "is more than the budget in options.budget allows");
+        }
+    }
+    if s.consecutive_transient > s.transient_used.saturating_add(1) {
+        return bad(
+            "consecutiveTransient",
+            "is more than one past transientUsed",
+        );
+    }
+    let resends =
+        u64::from(s.transient_used) + u64::from(s.repair_used) + u64::from(s.semantic_used);
+    if s.attempts.len() as u64 > resends + 1 {
+        return bad(
+            "attempts",
+            "holds more calls than the first one and the resends spent",
+        );
+    }
+    let spent: f64 = s.attempts.iter().map(|a| a.cost_usd).sum();
+    if s.cost_usd < spent * (1.0 - 1e-9) {
+        return bad("costUsd", "is less than the calls in attempts cost");
+    }
+    match s.started_at {
+        Some(t) if !(-crate::toolkit::MAX_DATE_MS..=crate::toolkit::MAX_DATE_MS).contains(&t) => {
+            bad(
+                "startedAt",
+                "must be a time a Date can hold (within 8.64e15 ms of 1970)",
+            )
+        }
+        None if !s.attempts.is_empty() => bad("startedAt", "is null, but calls were made"),
+        _ => Ok(()),
+    }
 }
 
 /// What a restored state must hold to be one a loop could have reached (issue 10): costs and
