@@ -650,10 +650,21 @@ fn long_notes_are_cut_on_arrival_and_quoted_the_same() {
     let Verdict::Review { prompt } = v else {
         panic!("{v:?}")
     };
-    let line = prompt.user.lines().find(|l| l.starts_with("- step 1")).unwrap();
-    assert!(line.starts_with("- step 1: tool t; progress: done xxx"), "{line}");
+    let line = prompt
+        .user
+        .lines()
+        .find(|l| l.starts_with("- step 1"))
+        .unwrap();
+    assert!(
+        line.starts_with("- step 1: tool t; progress: done xxx"),
+        "{line}"
+    );
     assert!(line.ends_with('…'), "{line}");
     assert!(line.chars().count() < 260, "{}", line.chars().count());
     let state = serde_json::to_string(&s).unwrap();
-    assert!(state.len() < 5_000, "the kept note is cut: {} bytes", state.len());
+    assert!(
+        state.len() < 5_000,
+        "the kept note is cut: {} bytes",
+        state.len()
+    );
 }
