@@ -540,7 +540,7 @@ proptest! {
     fn a_tampered_snapshot_never_panics(
         counters in prop::collection::vec(prop::sample::select(vec![0u64, 1, 7, 4_294_967_294, 4_294_967_295]), 10),
         flags in prop::collection::vec(any::<bool>(), 3),
-        started_at in prop::sample::select(vec![0.0, -1e308, 1.7e12, 1e308]),
+        started_at in prop::sample::select(vec![0.0, -1e308, 1.7e12, 1e308, -8.64e15, 8.64e15]),
         cost in prop::sample::select(vec![0.0, 1e308, f64::MAX]),
         steps in prop::collection::vec(0usize..8, 1..8),
     ) {
@@ -562,7 +562,19 @@ proptest! {
         state.insert("startedAt".into(), if flags[2] { json!(started_at) } else { Value::Null });
         state.insert("costUsd".into(), json!(cost));
         let snapshot: Snapshot = serde_json::from_value(snapshot).expect("a well-formed state");
-        let mut l = RepairLoop::from_snapshot(snapshot, &mut SchemaCache::default()).unwrap();
+        // Since the thirteenth session a state whose counts disagree (consecutive transients more
+        // than one past the resends spent) or whose start is past a Date's range is refused, with
+        // an error naming the field; any other tampered state is restored and must not panic.
+        let refusable = counters[4] > counters[1].saturating_add(1)
+            || (flags[2] && f64::abs(started_at) > 8.64e15);
+        let mut l = match RepairLoop::from_snapshot(snapshot, &mut SchemaCache::default()) {
+            Ok(l) => l,
+            Err(e) => {
+                prop_assert!(refusable, "refused {e:?}");
+                prop_assert!(e.field.starts_with("state.state."), "{e:?}");
+                return Ok(());
+            }
+        };
         let outcomes = [
             reply(CITY), reply(WRONG_SHAPE), reply("nope"), http(503), http(429).header("retry-after", "1"),
             http(401), rejected("no"), invalid("wrong"),

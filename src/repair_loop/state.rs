@@ -493,7 +493,11 @@ fn check_counts(s: &SavedState, budget: &super::config::Budget) -> Result<(), Op
             "holds more calls than the first one and the resends spent",
         );
     }
-    let spent: f64 = s.attempts.iter().map(|a| a.cost_usd).sum();
+    // Summed as the loop sums them: saturating at the largest finite number.
+    let spent = s
+        .attempts
+        .iter()
+        .fold(0.0, |sum: f64, a| (sum + a.cost_usd).min(f64::MAX));
     if s.cost_usd < spent * (1.0 - 1e-9) {
         return bad("costUsd", "is less than the calls in attempts cost");
     }
