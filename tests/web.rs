@@ -790,16 +790,26 @@ fn schema_methods_and_bad_arguments() {
 
 #[wasm_bindgen_test]
 fn repair_json_and_build_repair_prompt() {
-    let r = rs(&repair_json(JsValue::from_str("```json\n{\"a\": 1}\n```")).unwrap());
+    let r = rs(&repair_json(
+        JsValue::from_str("```json\n{\"a\": 1}\n```"),
+        JsValue::UNDEFINED,
+    )
+    .unwrap());
     assert_eq!(r["fixes"], json!(["code-fence"]));
     assert_eq!(
         serde_json::from_str::<Value>(r["text"].as_str().unwrap()).unwrap(),
         json!({ "a": 1 })
     );
-    assert!(repair_json(JsValue::from_str("no json here"))
-        .unwrap()
-        .is_null());
-    assert_thrown(repair_json(JsValue::NULL), Thrown::Type, "text");
+    assert!(
+        repair_json(JsValue::from_str("no json here"), JsValue::UNDEFINED)
+            .unwrap()
+            .is_null()
+    );
+    assert_thrown(
+        repair_json(JsValue::NULL, JsValue::UNDEFINED),
+        Thrown::Type,
+        "text",
+    );
 
     let parsed = rs(&parse_structured(
         js(city_schema()),

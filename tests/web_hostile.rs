@@ -229,7 +229,12 @@ fn top_level_calls() -> Vec<(&'static str, &'static str, Call)> {
         (
             "repairJson(text)",
             "text",
-            Box::new(move |v| repair_json(v).map(drop)),
+            Box::new(move |v| repair_json(v, JsValue::UNDEFINED).map(drop)),
+        ),
+        (
+            "repairJson(text, options)",
+            "options",
+            Box::new(move |v| repair_json(JsValue::from_str("[1,]"), v).map(drop)),
         ),
         (
             "new Schema(schema)",
