@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::coerce::coerce;
 use super::fix::{Fix, FixList};
-use super::repair::{each_candidate, Candidate, PathSeg, Verdict};
+use super::repair::{each_candidate, BareWords, Candidate, Verdict};
 use super::subschema::Views;
 use super::{CompiledSchema, FailureReport, ParseOptions, Parsed};
 
@@ -202,14 +202,16 @@ fn accept(
 }
 
 /// Whether the schema expects a string at every place a bare word was quoted.
-fn bare_words_fit(schema: Option<&CompiledSchema>, paths: &[Vec<PathSeg>]) -> bool {
-    if paths.is_empty() {
+fn bare_words_fit(schema: Option<&CompiledSchema>, words: &BareWords) -> bool {
+    if words.is_empty() {
         return true;
     }
     let Some(schema) = schema else {
         return false;
     };
-    paths
-        .iter()
-        .all(|path| Views::at(schema.doc(), path).accepts_string())
+    words.all_fit(
+        Views::root(schema.doc()),
+        |views, seg| views.child(seg),
+        Views::accepts_string,
+    )
 }

@@ -64,12 +64,6 @@ impl<'s> Views<'s> {
         views
     }
 
-    /// The views at `path` from the root.
-    pub(crate) fn at(doc: Doc<'s>, path: &[PathSeg]) -> Views<'s> {
-        path.iter()
-            .fold(Views::root(doc), |views, seg| views.child(seg))
-    }
-
     /// The views one step down.
     pub(crate) fn child(&self, seg: &PathSeg) -> Views<'s> {
         let mut next = Views {

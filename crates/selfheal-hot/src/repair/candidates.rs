@@ -10,10 +10,10 @@
 
 use std::ops::ControlFlow;
 
+use super::paths::BareWords;
 use super::regions::{outside_fix, regions, Kind, Region};
 use super::scanner::{Scan, ScanError, Scanned, Scanner};
 use super::strict::StrictJson;
-use super::PathSeg;
 use crate::fix::{Fix, FixList};
 
 /// How many `{`/`[` starting points in prose are tried per reply: bounds the work on text
@@ -31,7 +31,7 @@ pub struct Candidate {
     /// Read with nothing repaired inside the value itself.
     pub strict: bool,
     /// Paths of the bare words quoted as strings, which the schema must expect to be strings.
-    pub bare_words: Vec<Vec<PathSeg>>,
+    pub bare_words: BareWords,
 }
 
 /// What the consumer made of a candidate.
@@ -123,7 +123,7 @@ impl<'t> Reader<'t> {
                     text: trimmed.to_owned(),
                     fixes: base.clone(),
                     strict: true,
-                    bare_words: Vec::new(),
+                    bare_words: BareWords::default(),
                 });
                 match verdict {
                     Verdict::Stop => return Ok(ControlFlow::Break(())),
@@ -180,7 +180,7 @@ impl<'t> Reader<'t> {
                         text: body.get(start..start + len).unwrap_or("").to_owned(),
                         fixes,
                         strict: true,
-                        bare_words: Vec::new(),
+                        bare_words: BareWords::default(),
                     },
                     start + len,
                 ),
@@ -291,17 +291,11 @@ fn sequence(
         let mut one = base.clone();
         one.add(Fix::SurroundingProse);
         one.extend(own.iter());
-        let bare_words = scanned
-            .bare_words
-            .iter()
-            .filter(|p| p.first() == Some(&PathSeg::Index(i)))
-            .map(|p| p.get(1..).unwrap_or_default().to_vec())
-            .collect();
         let each = Candidate {
             text,
             fixes: one,
             strict: strict_value(&own),
-            bare_words,
+            bare_words: scanned.bare_words.element(i),
         };
         if visit(each) == Verdict::Stop {
             return ControlFlow::Break(());

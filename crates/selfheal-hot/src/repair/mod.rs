@@ -64,7 +64,9 @@
 //!   dropped. Any other bare word makes the candidate fail — unless the
 //!   caller allows bare words, and then it is quoted and its path recorded, so
 //!   that `structured::align` can accept it only where the schema expects a
-//!   string: guessing what `{a: hello}` meant would hide a real error.
+//!   string: guessing what `{a: hello}` meant would hide a real error. The
+//!   paths share their ancestors (`paths.rs`), so a long key above many words
+//!   is decoded and looked up once.
 //! * Numbers JSON would reject are completed when only a digit is missing
 //!   (`.5`, `2.`, `2e`), kept as strings when written with leading zeros
 //!   (`0789`: a code, not a number), and otherwise treated as bare words.
@@ -86,6 +88,7 @@
 
 mod candidates;
 mod lexical;
+mod paths;
 mod regions;
 mod scanner;
 mod strict;
@@ -96,6 +99,7 @@ mod tests;
 pub use crate::fix::Fix;
 pub use candidates::MAX_CANDIDATES;
 pub use candidates::{each_candidate, Candidate, Verdict};
+pub use paths::BareWords;
 pub use strict::is_strict_json;
 
 /// Strict JSON text and the kinds of fix that produced it (`repairJson`'s result in JS).

@@ -6,6 +6,7 @@
 //! are a newline-delimited array. Strings are read by `strings.rs`.
 
 use super::lexical::*;
+use super::paths::{BareWords, Step};
 use super::{PathSeg, MAX_DEPTH};
 use crate::fix::{Fix, FixList};
 
@@ -27,6 +28,9 @@ pub(super) struct Frame {
     pub(super) key: (usize, usize),
     /// Array, Root: number of complete elements (the index of the one being read).
     pub(super) index: usize,
+    /// Where the container lies, kept once a bare word inside it asked (`paths.rs`): the last
+    /// step of its path, `None` when it is the value (or element of a sequence) itself.
+    place: Option<Option<usize>>,
 }
 
 impl Frame {
@@ -35,6 +39,7 @@ impl Frame {
             kind,
             key: (0, 0),
             index: 0,
+            place: None,
         }
     }
 }
@@ -75,7 +80,7 @@ pub(super) struct Scanned {
     /// Input offset just after the value (the end of the region for a sequence).
     pub(super) end: usize,
     /// Paths of the bare words quoted as strings (only when bare words are allowed).
-    pub(super) bare_words: Vec<Vec<PathSeg>>,
+    pub(super) bare_words: BareWords,
     /// For a sequence of two or more values on separate lines: each value's own text, and the
     /// fixes made inside it (not those between the values, nor those of the others).
     pub(super) elements: Vec<(String, FixList)>,
@@ -96,7 +101,10 @@ pub(super) struct Scanner<'a> {
     comma_at: usize,
     /// Quote bare words as strings (and record where), instead of failing on them.
     allow_bare: bool,
-    bare_words: Vec<Vec<PathSeg>>,
+    /// The bare words read so far: the element each is in and the last step of its path, and
+    /// the steps of their paths (`paths.rs`).
+    bare_words: Vec<(usize, Option<usize>)>,
+    bare_steps: Vec<Step>,
     /// A line break was passed since the last value: values of a sequence need one (or a comma).
     newline: bool,
     /// Output ranges of the complete values of a sequence, and where the current one started.
@@ -143,6 +151,7 @@ impl<'a> Scanner<'a> {
             comma_at: 0,
             allow_bare,
             bare_words: Vec::new(),
+            bare_steps: Vec::new(),
             newline: false,
             elements: Vec::new(),
             element_start: 0,
@@ -167,6 +176,7 @@ impl<'a> Scanner<'a> {
         self.value_end = 0;
         self.comma_at = 0;
         self.bare_words.clear();
+        self.bare_steps.clear();
         self.newline = false;
         self.elements.clear();
         self.element_fixes.clear();
@@ -182,7 +192,7 @@ impl<'a> Scanner<'a> {
         self.reset(start);
         self.open_container()?;
         self.run()?;
-        Ok(self.scanned(self.out.clone(), Vec::new()))
+        Ok(self.scanned(self.out.clone(), Vec::new(), false))
     }
 
     /// The whole source as a sequence of values (see the module doc).
@@ -200,12 +210,7 @@ impl<'a> Scanner<'a> {
             [one] => {
                 let text = piece(*one).ok_or(ScanError::Invalid(self.pos))?;
                 // One value: its paths are those of the value itself, not of an array element.
-                for path in &mut self.bare_words {
-                    if !path.is_empty() {
-                        path.remove(0);
-                    }
-                }
-                Ok(self.scanned(text, Vec::new()))
+                Ok(self.scanned(text, Vec::new(), false))
             }
             [first, .., last] => {
                 let inner = piece((first.0, last.1)).ok_or(ScanError::Invalid(self.pos))?;
@@ -219,17 +224,26 @@ impl<'a> Scanner<'a> {
                         .collect()
                 };
                 self.fixes.add(Fix::NewlineDelimited);
-                Ok(self.scanned(format!("[{inner}]"), elements))
+                Ok(self.scanned(format!("[{inner}]"), elements, true))
             }
         }
     }
 
-    fn scanned(&mut self, text: String, elements: Vec<(String, FixList)>) -> Scanned {
+    fn scanned(
+        &mut self,
+        text: String,
+        elements: Vec<(String, FixList)>,
+        in_sequence: bool,
+    ) -> Scanned {
         Scanned {
             text,
             fixes: std::mem::take(&mut self.fixes),
             end: self.pos,
-            bare_words: std::mem::take(&mut self.bare_words),
+            bare_words: BareWords::new(
+                std::mem::take(&mut self.bare_steps),
+                std::mem::take(&mut self.bare_words),
+                in_sequence,
+            ),
             elements,
         }
     }
@@ -890,8 +904,8 @@ impl<'a> Scanner<'a> {
         self.pos = start + word.len();
         push_json_string(&mut self.out, word);
         self.fixes.add(Fix::UnquotedString);
-        let path = self.path();
-        self.bare_words.push(path);
+        let place = self.place();
+        self.bare_words.push(place);
         // `{"a": foo"}`: the closing quote of a string whose opening quote is missing.
         if self.bytes.get(self.pos) == Some(&b'"') {
             self.pos += 1;
@@ -900,19 +914,52 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    /// The JSON path of the value being read (keys decoded from the output).
-    fn path(&self) -> Vec<PathSeg> {
-        self.stack
-            .iter()
-            .filter_map(|f| match f.kind {
-                Container::Object => {
-                    let key = self.out.get(f.key.0..f.key.1)?;
-                    serde_json::from_str::<String>(key).ok().map(PathSeg::Key)
+    /// Where the value being read lies: the element of the sequence (the root's index) and the
+    /// last step of its path from there. Each open container keeps its own place once made, so
+    /// a key is decoded once however many words lie under it (`paths.rs`).
+    fn place(&mut self) -> (usize, Option<usize>) {
+        let element = match self.stack.first() {
+            Some(f) if f.kind == Container::Root => f.index,
+            _ => 0,
+        };
+        // The place of frame `i` (the bottom one is at the top of the value), then of the value
+        // in the innermost one, which is not kept.
+        let mut at = None;
+        for i in 1..=self.stack.len() {
+            let Some(parent) = self.stack.get(i - 1).copied() else {
+                break;
+            };
+            at = match self.stack.get(i).and_then(|f| f.place) {
+                Some(place) => place,
+                None => {
+                    let place = self.step_into(at, parent);
+                    if let Some(frame) = self.stack.get_mut(i) {
+                        frame.place = Some(place);
+                    }
+                    place
                 }
-                Container::Array | Container::Root => Some(PathSeg::Index(f.index)),
-                Container::Call => None,
-            })
-            .collect()
+            };
+        }
+        (element, at)
+    }
+
+    /// The place of the value read now in `frame`, whose own place is `up`: one step further for
+    /// a member (its key decoded from the output) or an array item; the same place inside a
+    /// call, or at the top of an element of a sequence.
+    fn step_into(&mut self, up: Option<usize>, frame: Frame) -> Option<usize> {
+        let seg = match frame.kind {
+            Container::Object => {
+                let key = self.out.get(frame.key.0..frame.key.1);
+                match key.and_then(|k| serde_json::from_str::<String>(k).ok()) {
+                    Some(key) => PathSeg::Key(key),
+                    None => return up,
+                }
+            }
+            Container::Array => PathSeg::Index(frame.index),
+            Container::Root | Container::Call => return up,
+        };
+        self.bare_steps.push(Step { up, seg });
+        Some(self.bare_steps.len() - 1)
     }
 
     /// `/…/`, a JavaScript regular expression literal (comments were skipped before): its

@@ -827,3 +827,84 @@ fn escaped_json() {
     check("{\\\"a\\\": 1}", "{\"a\": 1}", &[EscapedJson]);
     check("\\\"text\\\"", "\"text\"", &[EscapedJson]);
 }
+
+/// Every candidate of `text` with bare words allowed: its text and the paths of its words.
+fn candidates_with_words(text: &str) -> Vec<(String, Vec<Vec<PathSeg>>)> {
+    let mut all = Vec::new();
+    let search = each_candidate(text, true, &mut |c| {
+        all.push((c.text, c.bare_words.paths()));
+        Verdict::Next
+    });
+    assert_eq!(search, Ok(()));
+    all
+}
+
+#[test]
+fn bare_word_paths_share_their_ancestors() {
+    // 5,000 words under a 100,000-character key: each path was a decoded copy of the key (1 GB
+    // in wasm; three times that trapped the instance), and each check hashed it again.
+    let key = "k".repeat(100_000);
+    let n = 5_000;
+    let text = format!("{{\"{key}\": [{}a]}}", "a,".repeat(n - 1));
+    let mut first = None;
+    let search = each_candidate(&text, true, &mut |c| {
+        first.get_or_insert(c);
+        Verdict::Stop
+    });
+    assert_eq!(search, Ok(()));
+    let first = first.unwrap();
+    assert_eq!(
+        first.text,
+        format!("{{\"{key}\": [{}\"a\"]}}", "\"a\",".repeat(n - 1))
+    );
+    assert_eq!(first.fixes.into_vec(), vec![UnquotedString]);
+    let words = &first.bare_words;
+    assert_eq!(words.len(), n);
+    // The key once, then an index per word.
+    assert_eq!(words.steps(), n + 1);
+    let paths = words.paths();
+    let at = |i| vec![PathSeg::Key(key.clone()), PathSeg::Index(i)];
+    assert_eq!(paths.first(), Some(&at(0)));
+    assert_eq!(paths.last(), Some(&at(n - 1)));
+    // The check takes each step once: the key, then each index.
+    let mut taken = 0;
+    let fit = words.all_fit(
+        0,
+        |depth, _| {
+            taken += 1;
+            depth + 1
+        },
+        |&depth| depth == 2,
+    );
+    assert!(fit);
+    assert_eq!(taken, n + 1);
+}
+
+#[test]
+fn each_element_of_a_sequence_gets_its_own_bare_words() {
+    let key = |k: &str| PathSeg::Key(k.to_owned());
+    let found = candidates_with_words("x\n[1]\n{a: [y, z]}\nw");
+    let paths = |i: usize| found.get(i).map(|(_, p)| p.clone()).unwrap();
+    // The sequence, each of its four values, then (as it needed bare words) the values in it.
+    assert_eq!(found.len(), 7);
+    assert_eq!(
+        paths(0),
+        vec![
+            vec![PathSeg::Index(0)],
+            vec![PathSeg::Index(2), key("a"), PathSeg::Index(0)],
+            vec![PathSeg::Index(2), key("a"), PathSeg::Index(1)],
+            vec![PathSeg::Index(3)],
+        ]
+    );
+    assert_eq!(paths(1), vec![Vec::<PathSeg>::new()]);
+    assert_eq!(paths(2), Vec::<Vec<PathSeg>>::new());
+    assert_eq!(
+        paths(3),
+        vec![
+            vec![key("a"), PathSeg::Index(0)],
+            vec![key("a"), PathSeg::Index(1)]
+        ]
+    );
+    assert_eq!(paths(4), vec![Vec::<PathSeg>::new()]);
+    assert_eq!(paths(6), paths(3));
+}
