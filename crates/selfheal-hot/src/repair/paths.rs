@@ -77,16 +77,13 @@ impl BareWords {
         let Some(all) = &self.0 else {
             return BareWords(None);
         };
-        let words: Vec<_> = all
-            .words
-            .iter()
-            .filter(|&&(e, _)| e == i)
-            .copied()
-            .collect();
+        let from = all.words.partition_point(|&(e, _)| e < i);
+        let to = all.words.partition_point(|&(e, _)| e <= i);
+        let words = all.words.get(from..to).unwrap_or_default();
         BareWords((!words.is_empty()).then(|| {
             Box::new(Words {
                 steps: Rc::clone(&all.steps),
-                words,
+                words: words.to_vec(),
                 in_sequence: false,
             })
         }))

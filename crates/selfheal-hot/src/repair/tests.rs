@@ -907,4 +907,22 @@ fn each_element_of_a_sequence_gets_its_own_bare_words() {
     );
     assert_eq!(paths(4), vec![Vec::<PathSeg>::new()]);
     assert_eq!(paths(6), paths(3));
+    // Many words, then many values without any: each value's words are found without looking
+    // through all the words again (10,000 x 1,000,000 looks took seconds).
+    let (words, values) = (2_000, 200_000);
+    let text = format!("{}{}", "x\n".repeat(words), "[,]\n".repeat(values));
+    let found = candidates_with_words(&text);
+    // The sequence, its values, then the first of its `[,]` on their own.
+    assert_eq!(found.len(), 1 + words + values + MAX_CANDIDATES);
+    let (all, rest) = found.split_first().unwrap();
+    assert_eq!(all.1.len(), words);
+    assert_eq!(all.1.last(), Some(&vec![PathSeg::Index(words - 1)]));
+    assert!(rest
+        .iter()
+        .take(words)
+        .all(|(t, p)| t == "\"x\"" && p.len() == 1));
+    assert!(rest
+        .iter()
+        .skip(words)
+        .all(|(t, p)| t == "[]" && p.is_empty()));
 }
