@@ -11,7 +11,7 @@
 use std::ops::ControlFlow;
 
 use super::paths::BareWords;
-use super::regions::{outside_fix, regions, Kind, Region};
+use super::regions::{non_blank_span, outside_fix, regions, Kind, Region};
 use super::scanner::{Scan, ScanError, Scanned, Scanner};
 use super::strict::StrictJson;
 use crate::fix::{Fix, FixList};
@@ -84,8 +84,9 @@ impl<'t> Reader<'t> {
     }
 
     fn read(&mut self, visit: &mut dyn FnMut(Candidate) -> Verdict) -> Result<(), TooDeep> {
+        let span = non_blank_span(self.text.as_bytes());
         for region in regions(self.text) {
-            if self.region(region, visit)?.is_break() {
+            if self.region(region, span, visit)?.is_break() {
                 break;
             }
         }
@@ -95,10 +96,10 @@ impl<'t> Reader<'t> {
     fn region(
         &mut self,
         region: Region,
+        (first, last): (usize, usize),
         visit: &mut dyn FnMut(Candidate) -> Verdict,
     ) -> Result<ControlFlow<()>, TooDeep> {
         let body = self.text.get(region.start..region.end).unwrap_or("");
-        let bytes = self.text.as_bytes();
         let mut base = self.base.clone();
         let (outside_start, outside_end) = match region.kind {
             Kind::Fence { open, after } => {
@@ -107,10 +108,10 @@ impl<'t> Reader<'t> {
             }
             Kind::Whole | Kind::Prose => (region.start, region.end),
         };
-        // Anything outside the fence or prose region (other fences, comments too) was left out.
-        let before = bytes.get(..outside_start).and_then(outside_fix);
-        let after = bytes.get(outside_end..).and_then(outside_fix);
-        if before.is_some() || after.is_some() {
+        // Anything outside the fence or prose region (other fences, comments too) was left out:
+        // anything but blanks, which the text's first and last non-blank tell without reading
+        // the text before and after each region again.
+        if first < outside_start || outside_end < last {
             base.add(Fix::SurroundingProse);
         }
         if region.kind != Kind::Prose {

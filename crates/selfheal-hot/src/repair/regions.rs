@@ -35,7 +35,8 @@ pub(super) fn regions(text: &str) -> Vec<Region> {
     let mut out = Vec::new();
     let mut prose_start = 0;
     let mut search = 0;
-    while let Some(open) = find_opening_fence(text, search) {
+    let bracketed = fence_after_bracket(text);
+    while let Some(open) = find_opening_fence(text, search, bracketed) {
         let mut start = open;
         while bytes.get(start) == Some(&b'`') {
             start += 1;
@@ -110,18 +111,16 @@ fn whole_or_closing_fence(text: &str) -> Region {
     }
 }
 
-/// Three backticks at the start of a line (blanks before them allowed), from `from` on.
-fn find_opening_fence(text: &str, from: usize) -> Option<usize> {
+/// Three backticks at the start of a line (blanks before them allowed), from `from` on, or at
+/// `bracketed` ([`fence_after_bracket`]).
+fn find_opening_fence(text: &str, from: usize, bracketed: Option<usize>) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut search = from;
     while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
         let at = search + rel;
         let back = blanks_before(bytes, at, 0);
-        // Also `[```json` / `{```json` opening the text: a bracket typed before the fence.
-        let bracketed = text
-            .get(..at)
-            .is_some_and(|b| matches!(b.trim(), "[" | "{"));
-        if back == 0 || matches!(bytes.get(back - 1), Some(b'\n' | b'\r')) || bracketed {
+        if back == 0 || matches!(bytes.get(back - 1), Some(b'\n' | b'\r')) || bracketed == Some(at)
+        {
             return Some(at);
         }
         let mut next = at;
@@ -131,6 +130,15 @@ fn find_opening_fence(text: &str, from: usize) -> Option<usize> {
         search = next;
     }
     None
+}
+
+/// Where a fence typed after a bracket that opens the text (`[```json`, `{```json`: only
+/// blanks around the bracket) would start: the first non-blank after the bracket. Found once
+/// per text; trimming the text before each fence instead read a long blank start again for
+/// every fence (1,000 fences after 1,000,000 blanks took 1.5 s).
+pub(super) fn fence_after_bracket(text: &str) -> Option<usize> {
+    let after = text.trim_start().strip_prefix(['[', '{'])?;
+    Some(text.len() - after.trim_start().len())
 }
 
 /// Where the blanks right before `at` start (not before `floor`).
@@ -197,4 +205,13 @@ pub(super) fn outside_fix(text: &[u8]) -> Option<Fix> {
         comment = true;
     }
     comment.then_some(Fix::Comment)
+}
+
+/// Where the text's first non-blank byte is and where its last one ends: anything but blanks
+/// lies before `at` when the first one does, after it when the last one does. What
+/// [`outside_fix`] answers is something (a comment or prose) exactly then.
+pub(super) fn non_blank_span(text: &[u8]) -> (usize, usize) {
+    let first = text.iter().position(|&c| !is_json_ws(c));
+    let last = text.iter().rposition(|&c| !is_json_ws(c));
+    (first.unwrap_or(text.len()), last.map_or(0, |l| l + 1))
 }
