@@ -36,6 +36,7 @@ pub(super) fn regions(text: &str) -> Vec<Region> {
     let mut prose_start = 0;
     let mut search = 0;
     let bracketed = fence_after_bracket(text);
+    let closer = final_closer(text);
     while let Some(open) = find_opening_fence(text, search, bracketed) {
         let mut start = open;
         while bytes.get(start) == Some(&b'`') {
@@ -50,7 +51,7 @@ pub(super) fn regions(text: &str) -> Vec<Region> {
         {
             start += 1;
         }
-        let (end, after) = match find_closing_fence(text, start) {
+        let (end, after) = match find_closing_fence(text, start, closer) {
             Some(close) => {
                 let mut after = close;
                 while bytes.get(after) == Some(&b'`') {
@@ -151,8 +152,8 @@ fn blanks_before(bytes: &[u8], at: usize, floor: usize) -> usize {
 }
 
 /// The first closing fence from `from` on: three backticks that start their
-/// line or end it (a fence glued to the value's last brace).
-fn find_closing_fence(text: &str, from: usize) -> Option<usize> {
+/// line or end it, or that only blanks separate from `closer` ([`final_closer`]).
+fn find_closing_fence(text: &str, from: usize, closer: Option<usize>) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut search = from;
     while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
@@ -166,15 +167,28 @@ fn find_closing_fence(text: &str, from: usize) -> Option<usize> {
         while bytes.get(fwd).is_some_and(|&c| is_inline_ws(c)) {
             fwd += 1;
         }
-        let rest = text.get(fwd..).unwrap_or("").trim();
-        let ends_line =
-            matches!(bytes.get(fwd), None | Some(b'\n' | b'\r')) || matches!(rest, "]" | "}");
+        // Blanks before the run that `fwd` starts belong to this fence alone: the next fence
+        // is searched after them, so reading them costs each blank once.
+        let ends_line = matches!(bytes.get(fwd), None | Some(b'\n' | b'\r'))
+            || closer.is_some_and(|q| {
+                text.get(fwd..q)
+                    .is_some_and(|between| between.trim_start().is_empty())
+            });
         if starts_line || ends_line {
             return Some(at);
         }
         search = fwd;
     }
     None
+}
+
+/// Where the text's last non-blank character is, when it is `]` or `}`: a fence with only blanks
+/// between it and that bracket closes (`[```json … ```]`, brackets typed around the fences).
+/// Found once per text; trimming what follows each fence instead read long trailing blanks
+/// again for every fence (2,000 fences before 1,000,000 blanks took 1.6 s).
+pub(super) fn final_closer(text: &str) -> Option<usize> {
+    let tail = text.trim_end();
+    tail.ends_with([']', '}']).then(|| tail.len() - 1)
 }
 
 /// What dropping `text` (outside the value) counts as: nothing for blanks,
