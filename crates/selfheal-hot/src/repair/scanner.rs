@@ -566,8 +566,12 @@ impl<'a> Scanner<'a> {
                 return;
             }
             // Spaces that only led up to a comment would dangle at the end of
-            // the line once it is gone.
-            let kept = self.out.trim_end_matches([' ', '\t']).len().max(out_start);
+            // the line once it is gone. Only this run's are taken: the space
+            // written for a Unicode space before it stays, so the trim stops at
+            // `out_start` rather than reading every such space again for each
+            // comment (`\u{a0}/**/` × 80,000 took 2.3 s).
+            let run = self.out.get(out_start..).unwrap_or_default();
+            let kept = out_start + run.trim_end_matches([' ', '\t']).len();
             match self.bytes.get(self.pos + 1) {
                 // The line break itself stays: it may separate two values.
                 Some(b'/') => {
