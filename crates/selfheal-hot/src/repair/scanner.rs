@@ -7,6 +7,7 @@
 
 use super::lexical::*;
 use super::paths::{BareWords, Step};
+use super::strings::Brackets;
 use super::{PathSeg, MAX_DEPTH};
 use crate::fix::{Fix, FixList};
 
@@ -121,6 +122,9 @@ pub(super) struct Scanner<'a> {
     same_line: bool,
     /// Re-reading budget for strings whose closing quote was misplaced (keeps the pass linear).
     pub(super) budget: std::cell::Cell<usize>,
+    /// The brackets of the string being read, counted up to its last quote that was judged
+    /// (`strings.rs`, `unclosed_in`).
+    pub(super) brackets: std::cell::Cell<Brackets>,
     /// Let a string that runs to the end of input be re-read to close at its first bracket
     /// (`{"time": "12:20}`). A second, conservative scan turns it off when it misled.
     pub(super) close_early: bool,
@@ -160,6 +164,7 @@ impl<'a> Scanner<'a> {
             after_call: false,
             same_line: false,
             budget: std::cell::Cell::new(4 * src.len() + 4096),
+            brackets: std::cell::Cell::default(),
             close_early: true,
             closed_early: false,
             strict_end: 0,

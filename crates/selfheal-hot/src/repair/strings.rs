@@ -31,6 +31,16 @@ enum Pass {
     Again(Stop),
 }
 
+/// How many `[`, `{` and `(` string content from `from` up to `to` opens more than it closes.
+/// The quotes of a string are judged in order, so each count goes on from the last one: the
+/// content is read once, not once per quote (`"][[a"x` × 40,000 lines took 2.6 s).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Brackets {
+    from: usize,
+    to: usize,
+    open: [i64; 3],
+}
+
 impl Scanner<'_> {
     /// A string value, and any strings concatenated to it with `+`.
     pub(super) fn string_value(&mut self, quote: Quote) -> Scan<()> {
@@ -258,22 +268,41 @@ impl Scanner<'_> {
     }
 
     /// Whether the string content `content..end` opens more `(`/`[`/`{` than it closes of the
-    /// kind `closer` ends.
+    /// kind `closer` ends. Counted on from the last quote of the same string ([`Brackets`]).
     fn unclosed_in(&self, content: usize, end: usize, closer: u8) -> bool {
-        let opener = match closer {
-            b']' => b'[',
-            b'}' => b'{',
-            _ => b'(',
-        };
-        let mut depth = 0i64;
-        for &c in self.bytes.get(content..end).unwrap_or_default() {
-            if c == opener {
-                depth += 1;
-            } else if c == closer {
-                depth -= 1;
+        if content > end || end > self.bytes.len() {
+            return false;
+        }
+        let mut counted = self.brackets.get();
+        if counted.from != content || counted.to > end {
+            counted = Brackets {
+                from: content,
+                to: content,
+                open: [0; 3],
+            };
+        }
+        for &c in self.bytes.get(counted.to..end).unwrap_or_default() {
+            let (kind, step) = match c {
+                b'[' => (0, 1),
+                b']' => (0, -1),
+                b'{' => (1, 1),
+                b'}' => (1, -1),
+                b'(' => (2, 1),
+                b')' => (2, -1),
+                _ => continue,
+            };
+            if let Some(open) = counted.open.get_mut(kind) {
+                *open += step;
             }
         }
-        depth > 0
+        counted.to = end;
+        self.brackets.set(counted);
+        let kind = match closer {
+            b']' => 0,
+            b'}' => 1,
+            _ => 2,
+        };
+        counted.open.get(kind).is_some_and(|&open| open > 0)
     }
 
     /// Whether another `"` comes before the end of the line from `pos` (`"the list [1, 2"]
