@@ -55,6 +55,16 @@ fn drive(s: &mut Supervisor, tools: &[Option<&str>]) -> Vec<Verdict> {
     out
 }
 
+/// A supervisor that reviews after `after` steps, every `every` steps.
+fn reviewing(after: u32, every: u32) -> Supervisor {
+    let options = SupervisorOptions {
+        review_after_steps: after,
+        review_every: every,
+        ..SupervisorOptions::default()
+    };
+    Supervisor::new(options, T0).unwrap()
+}
+
 /// Distinct tool names so no loop/oscillation fires.
 fn distinct(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("tool{i}")).collect()
@@ -338,15 +348,7 @@ fn review_after_review_after_steps_every_review_every_steps() {
 
 #[test]
 fn the_review_prompt_asks_for_the_json_verdict_over_a_step_summary() {
-    let mut s = Supervisor::new(
-        SupervisorOptions {
-            review_after_steps: 1,
-            review_every: 2,
-            ..SupervisorOptions::default()
-        },
-        T0,
-    )
-    .unwrap();
+    let mut s = reviewing(1, 2);
     let _ = s.observe(
         Step {
             tool: Some("web_search".into()),
@@ -629,15 +631,7 @@ fn a_verdict_longer_than_any_reply_is_not_read() {
 #[test]
 fn long_notes_are_cut_on_arrival_and_quoted_the_same() {
     // Ten 50 MB progress notes were kept whole and made one line again for every review prompt.
-    let mut s = Supervisor::new(
-        SupervisorOptions {
-            review_after_steps: 0,
-            review_every: 1,
-            ..SupervisorOptions::default()
-        },
-        T0,
-    )
-    .unwrap();
+    let mut s = reviewing(0, 1);
     let long = format!("{}done {}", " \n".repeat(1000), "x".repeat(5_000_000));
     let v = s.observe(
         Step {
