@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::coerce::coerce;
+use super::coerce::Coercer;
 use super::fix::{Fix, FixList};
 use super::repair::{each_candidate, BareWords, Candidate, Verdict};
 use super::subschema::Views;
@@ -31,10 +31,18 @@ pub(crate) fn choose(
     let mut found = None;
     let mut first_strict = None;
     let mut repaired: Vec<(Candidate, Value)> = Vec::new();
+    let mut coercer = schema.filter(|_| coerce).map(Coercer::new);
     // The candidate's result if it passes; else its schema report kept in `first`, if wanted.
-    let attempt = |(candidate, value): (Candidate, Value), first: &mut Option<_>, wanted| {
+    let mut attempt = |(candidate, value): (Candidate, Value), first: &mut Option<_>, wanted| {
         let text = candidate.text;
-        match accept(value, text, &candidate.fixes, schema, coerce, wanted) {
+        match accept(
+            value,
+            text,
+            &candidate.fixes,
+            schema,
+            coercer.as_mut(),
+            wanted,
+        ) {
             Ok(parsed) => Some(parsed),
             Err(report) => {
                 if let Some(report) = report {
@@ -77,10 +85,7 @@ pub(crate) fn choose(
             return parsed;
         }
     }
-    if let Some(parsed) = schema
-        .filter(|_| coerce)
-        .and_then(|schema| whole_reply_as_scalar(raw, schema))
-    {
+    if let Some(parsed) = coercer.as_mut().and_then(|c| whole_reply_as_scalar(raw, c)) {
         return parsed;
     }
     match first_strict.or(first_repaired) {
@@ -100,6 +105,7 @@ pub(crate) fn strict_failed(
     report: FailureReport,
 ) -> Parsed {
     let coerce = options.coerce;
+    let mut coercer = coerce.then(|| Coercer::new(schema));
     let inner = match &value {
         Value::String(s) if s.trim_start().starts_with(['{', '[']) => Some(s.clone()),
         _ => None,
@@ -109,7 +115,7 @@ pub(crate) fn strict_failed(
         text.to_owned(),
         &FixList::default(),
         Some(schema),
-        coerce,
+        coercer.as_mut(),
         false,
     ) {
         return parsed;
@@ -118,7 +124,15 @@ pub(crate) fn strict_failed(
         let mut base = FixList::default();
         base.add(Fix::StringEncodedJson);
         let parsed = match selfheal_hot::parse_value(&inner) {
-            Ok(v) => accept(v, inner.clone(), &base, Some(schema), coerce, false).ok(),
+            Ok(v) => accept(
+                v,
+                inner.clone(),
+                &base,
+                Some(schema),
+                coercer.as_mut(),
+                false,
+            )
+            .ok(),
             Err(_) if !options.local_repair => None,
             Err(e) => {
                 let syntax = FailureReport::single(
@@ -139,7 +153,8 @@ pub(crate) fn strict_failed(
 
 /// With `coerce`, where the schema wants a number or a boolean at the root: the whole reply
 /// as that text (`12,111` -> 12111, which read as JSON is the list `12, 111`).
-fn whole_reply_as_scalar(raw: &str, schema: &CompiledSchema) -> Option<Parsed> {
+fn whole_reply_as_scalar(raw: &str, coercer: &mut Coercer<'_>) -> Option<Parsed> {
+    let schema = coercer.schema();
     let types = Views::root(schema.doc()).types();
     if !types
         .iter()
@@ -149,7 +164,7 @@ fn whole_reply_as_scalar(raw: &str, schema: &CompiledSchema) -> Option<Parsed> {
     }
     let text = raw.trim();
     let value = Value::String(text.to_string());
-    let (aligned, fixes) = coerce(&value, schema)?;
+    let (aligned, fixes) = coercer.coerce(&value)?;
     if !schema.is_valid(&aligned) {
         return None;
     }
@@ -171,15 +186,15 @@ fn prefix_fix(parsed: Parsed, fix: Fix) -> Parsed {
     }
 }
 
-/// The candidate as the answer when it passes the schema (after coercion, if asked); else,
-/// when `report` asks for it, the issues of the value as it was (listing them costs more than
-/// the yes/no, and only the first failing candidate's are reported).
+/// The candidate as the answer when it passes the schema (after coercion, given a coercer);
+/// else, when `report` asks for it, the issues of the value as it was (listing them costs more
+/// than the yes/no, and only the first failing candidate's are reported).
 fn accept(
     value: Value,
     text: String,
     fixes: &FixList,
     schema: Option<&CompiledSchema>,
-    coerce_on: bool,
+    coercer: Option<&mut Coercer<'_>>,
     report: bool,
 ) -> Result<Parsed, Option<FailureReport>> {
     let Some(schema) = schema else {
@@ -188,8 +203,8 @@ fn accept(
     if schema.is_valid(&value) {
         return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
     }
-    if coerce_on {
-        if let Some((aligned, more)) = coerce(&value, schema) {
+    if let Some(coercer) = coercer {
+        if let Some((aligned, more)) = coercer.coerce(&value) {
             if schema.is_valid(&aligned) {
                 let mut all = fixes.clone();
                 all.extend(more.iter());

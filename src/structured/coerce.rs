@@ -24,74 +24,125 @@
 //! The shapes are those BAML's schema-aligned parser documents (`engine/baml-lib/jsonish`),
 //! kept to the lossless ones.
 
+mod enums;
+
+use fnv::FnvHashMap;
 use serde_json::{Map, Value};
 
+use self::enums::EnumIndex;
 use super::fix::{Fix, FixList};
 use super::repair::PathSeg;
 use super::schema::CompiledSchema;
 use super::subschema::Views;
-use crate::text::lowercase;
 
 /// How deep coercion follows a value (serde_json's own parse limit).
 const MAX_DEPTH: usize = 128;
 
-/// The value aligned with `schema`, and the coercions made; `None` when nothing changed.
-pub(crate) fn coerce(value: &Value, schema: &CompiledSchema) -> Option<(Value, FixList)> {
-    let mut fixes = FixList::default();
-    let views = Views::root(schema.doc());
-    let out = align(value.clone(), &views, &mut fixes, 0);
-    let changed = fixes.iter().next().is_some();
-    changed.then_some((out, fixes))
+/// Coercion against one schema for one parse, which may try many candidates: each `enum` or
+/// `const` list met is indexed once (`enums.rs`), not read again for every value.
+pub(crate) struct Coercer<'s> {
+    schema: &'s CompiledSchema,
+    /// The lists indexed so far, and where each is by its address in the schema document.
+    enums: Vec<EnumIndex<'s>>,
+    by_address: FnvHashMap<usize, usize>,
 }
 
-fn align(value: Value, views: &Views<'_>, fixes: &mut FixList, depth: usize) -> Value {
-    if depth > MAX_DEPTH {
-        return value;
+impl<'s> Coercer<'s> {
+    pub(crate) fn new(schema: &'s CompiledSchema) -> Coercer<'s> {
+        Coercer {
+            schema,
+            enums: Vec::new(),
+            by_address: FnvHashMap::default(),
+        }
     }
-    let value = match (&value, views.allowed_values()) {
-        (Value::String(text), Some(allowed)) if !allowed.contains(&&value) => {
-            match match_enum(text, &allowed) {
+
+    pub(crate) fn schema(&self) -> &'s CompiledSchema {
+        self.schema
+    }
+
+    /// The member of `allowed` that `text` names (see `enums.rs`); `None` when `text` is one
+    /// already or names none. The list is indexed the first time it is met.
+    fn named(&mut self, allowed: &'s [Value], text: &str) -> Option<&'s str> {
+        // A list is its own place in the schema document (an `enum` array's items, or a `const`
+        // value), so its address tells it from the others (empty lists share one, and agree).
+        let address = allowed.as_ptr() as usize;
+        let at = match self.by_address.get(&address) {
+            Some(&at) => at,
+            None => {
+                self.enums.push(EnumIndex::new(allowed));
+                let at = self.enums.len() - 1;
+                self.by_address.insert(address, at);
+                at
+            }
+        };
+        self.enums.get(at)?.named(text)
+    }
+
+    /// The value aligned with the schema, and the coercions made; `None` when nothing changed.
+    pub(crate) fn coerce(&mut self, value: &Value) -> Option<(Value, FixList)> {
+        let mut fixes = FixList::default();
+        let views = Views::root(self.schema.doc());
+        let out = self.align(value.clone(), &views, &mut fixes, 0);
+        let changed = fixes.iter().next().is_some();
+        changed.then_some((out, fixes))
+    }
+
+    fn align(
+        &mut self,
+        value: Value,
+        views: &Views<'s>,
+        fixes: &mut FixList,
+        depth: usize,
+    ) -> Value {
+        if depth > MAX_DEPTH {
+            return value;
+        }
+        let value = match (value, views.allowed_values()) {
+            (Value::String(text), Some(allowed)) => match self.named(allowed, &text) {
                 Some(found) => {
                     fixes.add(Fix::CoerceEnum);
-                    Value::String(found)
+                    Value::String(found.to_owned())
                 }
-                None => value,
-            }
-        }
-        _ => value,
-    };
-    let types = views.types();
-    let value = if types.is_empty() || types.iter().any(|t| is_type(t, &value)) {
-        value
-    } else {
-        convert(value, &types, views, fixes)
-    };
-    match value {
-        Value::Object(members) => {
-            let mut out = Map::new();
-            for (key, v) in members {
-                let child = views.child(&PathSeg::Key(key.clone()));
-                let v = align(v, &child, fixes, depth + 1);
-                out.insert(key, v);
-            }
-            for name in views.required() {
-                if !out.contains_key(name)
-                    && views.child(&PathSeg::Key(name.to_string())).accepts_null()
-                {
-                    out.insert(name.to_string(), Value::Null);
-                    fixes.add(Fix::CoerceNull);
+                None => Value::String(text),
+            },
+            (value, _) => value,
+        };
+        let types = views.types();
+        let value = if types.is_empty() || types.iter().any(|t| is_type(t, &value)) {
+            value
+        } else {
+            convert(value, &types, views, fixes)
+        };
+        match value {
+            Value::Object(members) => {
+                let mut out = Map::new();
+                for (key, v) in members {
+                    let child = views.child(&PathSeg::Key(key.clone()));
+                    let v = self.align(v, &child, fixes, depth + 1);
+                    out.insert(key, v);
                 }
+                for name in views.required() {
+                    if !out.contains_key(name)
+                        && views.child(&PathSeg::Key(name.to_string())).accepts_null()
+                    {
+                        out.insert(name.to_string(), Value::Null);
+                        fixes.add(Fix::CoerceNull);
+                    }
+                }
+                Value::Object(out)
             }
-            Value::Object(out)
+            Value::Array(items) => Value::Array(
+                items
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let child = views.child(&PathSeg::Index(i));
+                        self.align(v, &child, fixes, depth + 1)
+                    })
+                    .collect(),
+            ),
+            other => other,
         }
-        Value::Array(items) => Value::Array(
-            items
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| align(v, &views.child(&PathSeg::Index(i)), fixes, depth + 1))
-                .collect(),
-        ),
-        other => other,
     }
 }
 
@@ -156,59 +207,6 @@ fn is_type(name: &str, value: &Value) -> bool {
         }
         _ => false,
     }
-}
-
-/// The enum value `text` names: the only one equal to it ignoring case, else the only one it
-/// starts with (ignoring case) before a non-alphanumeric character, when no other allowed value
-/// appears as a word in the rest of the text.
-fn match_enum(text: &str, allowed: &[&Value]) -> Option<String> {
-    let names: Vec<&str> = allowed.iter().filter_map(|v| v.as_str()).collect();
-    let t = text.trim();
-    let same_case: Vec<&str> = names
-        .iter()
-        .copied()
-        .filter(|n| n.eq_ignore_ascii_case(t))
-        .collect();
-    if let [one] = same_case.as_slice() {
-        return Some((*one).to_string());
-    }
-    if !same_case.is_empty() {
-        return None;
-    }
-    let lower = lowercase(t);
-    let mut best: Option<&str> = None;
-    for name in &names {
-        let n = lowercase(name);
-        if n.is_empty() || !lower.starts_with(&n) {
-            continue;
-        }
-        let boundary = lower
-            .get(n.len()..)
-            .and_then(|rest| rest.chars().next())
-            .is_none_or(|c| !c.is_alphanumeric());
-        if boundary && best.is_none_or(|b| name.len() > b.len()) {
-            best = Some(name);
-        }
-    }
-    let found = best?;
-    let rest = lower.get(found.len()..).unwrap_or("");
-    let other_named = names
-        .iter()
-        .filter(|n| **n != found)
-        .any(|n| contains_word(rest, &lowercase(n)));
-    (!other_named).then(|| found.to_string())
-}
-
-/// Whether `word` occurs in `text` between non-alphanumeric characters.
-fn contains_word(text: &str, word: &str) -> bool {
-    if word.is_empty() {
-        return false;
-    }
-    text.match_indices(word).any(|(at, _)| {
-        let before = text.get(..at).and_then(|b| b.chars().next_back());
-        let after = text.get(at + word.len()..).and_then(|a| a.chars().next());
-        before.is_none_or(|c| !c.is_alphanumeric()) && after.is_none_or(|c| !c.is_alphanumeric())
-    })
 }
 
 /// The number `text` writes, if it writes one exactly (see the module doc).

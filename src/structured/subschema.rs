@@ -182,12 +182,12 @@ impl<'s> Views<'s> {
     }
 
     /// The values an `enum` or `const` allows, from the first view that lists them.
-    pub(crate) fn allowed_values(&self) -> Option<Vec<&'s Value>> {
+    pub(crate) fn allowed_values(&self) -> Option<&'s [Value]> {
         self.list.iter().find_map(|v| {
             if let Some(values) = v.schema.get("enum").and_then(Value::as_array) {
-                return Some(values.iter().collect());
+                return Some(values.as_slice());
             }
-            v.schema.get("const").map(|c| vec![c])
+            v.schema.get("const").map(std::slice::from_ref)
         })
     }
 
