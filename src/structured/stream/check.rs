@@ -37,8 +37,8 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::keywords::{
-    at_path, closed_container, describe, looks_like_json, quote_str, quote_value, scalar_failure,
-    types_text, Closed,
+    at_path, closed_container, describe, looks_like_json, quote_str, quote_value, scalar_refusal,
+    types_text, Closed, Refusal,
 };
 use super::reader::Container;
 use super::subschema::{Node, NodeId, StreamSchema, ROOT_NODE, TYPE_ARRAY, TYPE_OBJECT};
@@ -147,20 +147,42 @@ impl Names {
     }
 }
 
-/// A failure: where, which keyword, and what to say.
-struct Failure {
-    path: String,
+/// A failure: where, which keyword, and what to say. Most are never reported (a member of an
+/// `anyOf` another member accepts, a branch already dead, a violation already found), so a
+/// scalar's is worded only when it is ([`Message::text`]).
+struct Failure<'a> {
+    path: &'a str,
     keyword: &'static str,
-    message: String,
+    message: Message<'a>,
 }
 
-impl Failure {
-    fn at(path: &str, keyword: &'static str, message: String) -> Failure {
-        let path = path.to_owned();
+enum Message<'a> {
+    Text(String),
+    /// A scalar one of its subschema's keywords refused.
+    Refused(Refusal<'a>, &'a Value),
+    /// A scalar no member of an `anyOf`/`oneOf` (the keyword) accepts.
+    NoMember(&'static str, &'a Value),
+}
+
+impl Message<'_> {
+    fn text(self, schema: &StreamSchema) -> String {
+        match self {
+            Message::Text(text) => text,
+            Message::Refused(refusal, scalar) => refusal.message(schema, scalar),
+            Message::NoMember(keyword, scalar) => format!(
+                "{} is not valid under any of the schemas listed in the '{keyword}' keyword",
+                quote_value(scalar)
+            ),
+        }
+    }
+}
+
+impl<'a> Failure<'a> {
+    fn at(path: &'a str, keyword: &'static str, message: String) -> Failure<'a> {
         Failure {
             path,
             keyword,
-            message,
+            message: Message::Text(message),
         }
     }
 }
@@ -222,12 +244,12 @@ impl Checker {
             };
             if let Some(names) = node.property_names {
                 let name = key_value.get_or_insert_with(|| Value::String(key.to_owned()));
-                if let Some(f) = self.evaluate(names, name, path) {
-                    self.kill(
-                        app.branch,
-                        Failure::at(path, "propertyNames", f.message),
-                        out,
-                    );
+                if let Some(f) = evaluate(&schema, names, name, path) {
+                    let failure = Failure {
+                        keyword: "propertyNames",
+                        ..f
+                    };
+                    self.kill(app.branch, failure, out);
                     continue;
                 }
             }
@@ -434,12 +456,7 @@ impl Checker {
                 continue;
             }
             if let Some((keyword, message)) = closed_container(node, &closed) {
-                let failure = Failure {
-                    path: path.to_owned(),
-                    keyword,
-                    message,
-                };
-                failures.push((app.branch, failure));
+                failures.push((app.branch, Failure::at(path, keyword, message)));
             }
         }
         for (branch, failure) in failures {
@@ -489,6 +506,7 @@ impl Checker {
         // JSON may be decoded where an object or array is expected
         // (doubly-encoded replies). All left to the final parse.
         if !(self.frames.is_empty() || self.coerce || looks_like_json(value)) {
+            let schema = Arc::clone(&self.schema);
             for i in 0..self.pending.len() {
                 let Some(app) = self.pending.get(i).copied() else {
                     continue;
@@ -496,7 +514,7 @@ impl Checker {
                 if !self.alive(app.branch) {
                     continue;
                 }
-                if let Some(failure) = self.evaluate(app.node, value, path) {
+                if let Some(failure) = evaluate(&schema, app.node, value, path) {
                     self.kill(app.branch, failure, out);
                 }
             }
@@ -580,19 +598,33 @@ impl Checker {
 
     /// A definitive failure in `branch`: kills it, and every disjunction left
     /// with no live branch fails in turn; in the root branch it is the violation.
-    fn kill(&mut self, mut branch: BranchId, mut failure: Failure, out: &mut Option<Violation>) {
+    fn kill(&mut self, mut branch: BranchId, failure: Failure, out: &mut Option<Violation>) {
+        // The disjunction that died of it last, whose failure it then is.
+        let mut died: Option<usize> = None;
         loop {
             if branch == ROOT_BRANCH {
                 if out.is_none() {
+                    let (path, keyword, message) = match died.and_then(|d| self.disjunctions.get(d)) {
+                        Some(d) => (
+                            d.path.as_str(),
+                            d.keyword,
+                            format!(
+                                "{} is not valid under any of the schemas listed in the '{}' keyword",
+                                at_path(&d.path),
+                                d.keyword
+                            ),
+                        ),
+                        None => (failure.path, failure.keyword, failure.message.text(&self.schema)),
+                    };
                     *out = Some(Violation {
                         // Bounded as every report's issues are (SPEC section 4): the
                         // path quotes the model's keys.
                         issue: FailureIssue {
                             kind: FailureKind::Schema,
-                            path: one_line(&failure.path, MAX_PATH_CHARS),
-                            message: one_line(&failure.message, MAX_MESSAGE_CHARS),
+                            path: one_line(path, MAX_PATH_CHARS),
+                            message: one_line(&message, MAX_MESSAGE_CHARS),
                         },
-                        keyword: Some(failure.keyword),
+                        keyword: Some(keyword),
                     });
                 }
                 return;
@@ -611,15 +643,7 @@ impl Checker {
             if d.alive > 0 {
                 return;
             }
-            failure = Failure {
-                path: d.path.clone(),
-                keyword: d.keyword,
-                message: format!(
-                    "{} is not valid under any of the schemas listed in the '{}' keyword",
-                    at_path(&d.path),
-                    d.keyword
-                ),
-            };
+            died = Some(b.disjunction as usize);
             branch = d.parent;
         }
     }
@@ -685,62 +709,63 @@ impl Checker {
         }
         true
     }
+}
 
-    // -----------------------------------------------------------------------
-    // A complete scalar against one subschema
-    // -----------------------------------------------------------------------
+// ---------------------------------------------------------------------------
+// A complete scalar against one subschema
+// ---------------------------------------------------------------------------
 
-    /// The first failure of `scalar` against `node` and everything it
-    /// includes (`allOf`, `$ref`; an `anyOf`/`oneOf` fails when every member
-    /// does). `None` when it passes or cannot be judged.
-    fn evaluate(&self, node: NodeId, scalar: &Value, path: &str) -> Option<Failure> {
-        let mut steps = EVAL_STEPS;
-        self.eval(node, scalar, path, 0, &mut steps)
+/// The first failure of `scalar` against `node` and everything it includes (`allOf`, `$ref`;
+/// an `anyOf`/`oneOf` fails when every member does). `None` when it passes or cannot be judged.
+fn evaluate<'a>(
+    schema: &'a StreamSchema,
+    node: NodeId,
+    scalar: &'a Value,
+    path: &'a str,
+) -> Option<Failure<'a>> {
+    let mut steps = EVAL_STEPS;
+    eval(schema, node, scalar, path, 0, &mut steps)
+}
+
+fn eval<'a>(
+    schema: &'a StreamSchema,
+    id: NodeId,
+    scalar: &'a Value,
+    path: &'a str,
+    depth: u32,
+    steps: &mut u32,
+) -> Option<Failure<'a>> {
+    if depth > EVAL_DEPTH || *steps == 0 {
+        return None;
     }
-
-    fn eval(
-        &self,
-        id: NodeId,
-        scalar: &Value,
-        path: &str,
-        depth: u32,
-        steps: &mut u32,
-    ) -> Option<Failure> {
-        if depth > EVAL_DEPTH || *steps == 0 {
-            return None;
+    *steps -= 1;
+    let node = schema.node(id)?;
+    if let Some(refusal) = scalar_refusal(schema, node, scalar) {
+        return Some(Failure {
+            path,
+            keyword: refusal.keyword(),
+            message: Message::Refused(refusal, scalar),
+        });
+    }
+    for &member in &node.all_of {
+        if let Some(f) = eval(schema, member, scalar, path, depth + 1, steps) {
+            return Some(f);
         }
-        *steps -= 1;
-        let node = self.schema.node(id)?;
-        if let Some((keyword, message)) = scalar_failure(&self.schema, node, scalar) {
+    }
+    for (keyword, members) in [("anyOf", &node.any_of), ("oneOf", &node.one_of)] {
+        if members.is_empty() {
+            continue;
+        }
+        let all_fail = members
+            .iter()
+            .all(|&m| eval(schema, m, scalar, path, depth + 1, steps).is_some());
+        if all_fail {
             return Some(Failure {
-                path: path.to_owned(),
+                path,
                 keyword,
-                message,
+                message: Message::NoMember(keyword, scalar),
             });
         }
-        for &member in &node.all_of {
-            if let Some(f) = self.eval(member, scalar, path, depth + 1, steps) {
-                return Some(f);
-            }
-        }
-        for (keyword, members) in [("anyOf", &node.any_of), ("oneOf", &node.one_of)] {
-            if members.is_empty() {
-                continue;
-            }
-            let all_fail = members
-                .iter()
-                .all(|&m| self.eval(m, scalar, path, depth + 1, steps).is_some());
-            if all_fail {
-                return Some(Failure {
-                    path: path.to_owned(),
-                    keyword,
-                    message: format!(
-                        "{} is not valid under any of the schemas listed in the '{keyword}' keyword",
-                        quote_value(scalar)
-                    ),
-                });
-            }
-        }
-        None
     }
+    None
 }

@@ -7,7 +7,7 @@
 //! since draft 6; draft 4 disagrees, and the final parse says so).
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Number, Value};
 
@@ -24,105 +24,160 @@ const QUOTE_CHARS: usize = 60;
 /// A keyword that failed, and what to say.
 pub(super) type Failed = (&'static str, String);
 
-/// The node's own keywords against a complete string, number, boolean or null.
-pub(super) fn scalar_failure(schema: &StreamSchema, node: &Node, value: &Value) -> Option<Failed> {
-    let shown = || quote_value(value);
+/// A keyword of one subschema that refused a scalar, and what its message needs: worded only
+/// when the failure is reported ([`Refusal::message`]), since most are not (a member of an
+/// `anyOf` that another member accepts, a branch already dead, a violation already found).
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Refusal<'n> {
+    FalseSchema,
+    Type(u8),
+    Enum(&'n [Value]),
+    Const(&'n Value),
+    MinLength(u64),
+    MaxLength(u64),
+    /// Index into [`StreamSchema::lazy`].
+    Pattern(usize),
+    Minimum(&'n Number),
+    Maximum(&'n Number),
+    ExclusiveMinimum(&'n Number),
+    ExclusiveMaximum(&'n Number),
+    /// Index into [`StreamSchema::lazy`].
+    MultipleOf(usize),
+}
+
+impl Refusal<'_> {
+    pub(super) fn keyword(self) -> &'static str {
+        match self {
+            Refusal::FalseSchema => "falseSchema",
+            Refusal::Type(_) => "type",
+            Refusal::Enum(_) => "enum",
+            Refusal::Const(_) => "const",
+            Refusal::MinLength(_) => "minLength",
+            Refusal::MaxLength(_) => "maxLength",
+            Refusal::Pattern(_) => "pattern",
+            Refusal::Minimum(_) => "minimum",
+            Refusal::Maximum(_) => "maximum",
+            Refusal::ExclusiveMinimum(_) => "exclusiveMinimum",
+            Refusal::ExclusiveMaximum(_) => "exclusiveMaximum",
+            Refusal::MultipleOf(_) => "multipleOf",
+        }
+    }
+
+    /// What to say about `value`, the scalar refused.
+    pub(super) fn message(self, schema: &StreamSchema, value: &Value) -> String {
+        let shown = quote_value(value);
+        // A number refused by a bound, as its own `Display` writes it.
+        let n = match value {
+            Value::Number(n) => n.to_string(),
+            _ => String::new(),
+        };
+        match self {
+            Refusal::FalseSchema => format!("False schema does not allow {shown}"),
+            Refusal::Type(types) => format!("{shown} is not of {}", types_text(types)),
+            Refusal::Enum(options) => format!("{shown} is not one of {}", quote_list(options)),
+            Refusal::Const(constant) => format!("{} was expected", quote_value(constant)),
+            Refusal::MinLength(min) => format!("{shown} is shorter than {min} characters"),
+            Refusal::MaxLength(max) => format!("{shown} is longer than {max} characters"),
+            Refusal::Pattern(index) => {
+                let pattern = clip(&schema.lazy_argument(index), QUOTE_CHARS);
+                format!("{shown} does not match {pattern}")
+            }
+            Refusal::Minimum(m) => format!("{n} is less than the minimum of {m}"),
+            Refusal::Maximum(m) => format!("{n} is greater than the maximum of {m}"),
+            Refusal::ExclusiveMinimum(m) => {
+                format!("{n} is less than or equal to the minimum of {m}")
+            }
+            Refusal::ExclusiveMaximum(m) => {
+                format!("{n} is greater than or equal to the maximum of {m}")
+            }
+            Refusal::MultipleOf(index) => {
+                format!("{n} is not a multiple of {}", schema.lazy_argument(index))
+            }
+        }
+    }
+}
+
+/// The first of the node's own keywords that refuses a complete string, number, boolean or
+/// null.
+pub(super) fn scalar_refusal<'n>(
+    schema: &StreamSchema,
+    node: &'n Node,
+    value: &Value,
+) -> Option<Refusal<'n>> {
     if node.is_false {
-        return Some((
-            "falseSchema",
-            format!("False schema does not allow {}", shown()),
-        ));
+        return Some(Refusal::FalseSchema);
     }
     if node.types != 0 && type_mismatch(node.types, value) {
-        return Some((
-            "type",
-            format!("{} is not of {}", shown(), types_text(node.types)),
-        ));
+        return Some(Refusal::Type(node.types));
     }
     if let Some(options) = &node.enumeration {
-        if options.iter().all(|o| equal(value, o) == Some(false)) {
-            return Some((
-                "enum",
-                format!("{} is not one of {}", shown(), quote_list(options)),
-            ));
+        if options.excludes(value) {
+            return Some(Refusal::Enum(options.values()));
         }
     }
     if let Some(constant) = &node.constant {
         if equal(value, constant) == Some(false) {
-            return Some(("const", format!("{} was expected", quote_value(constant))));
+            return Some(Refusal::Const(constant));
         }
     }
     match value {
-        Value::String(s) => string_failure(schema, node, s, value),
-        Value::Number(n) => number_failure(schema, node, n, value),
+        Value::String(s) => string_refusal(schema, node, s, value),
+        Value::Number(n) => number_refusal(schema, node, n, value),
         _ => None,
     }
 }
 
-fn string_failure(schema: &StreamSchema, node: &Node, s: &str, value: &Value) -> Option<Failed> {
+fn string_refusal<'n>(
+    schema: &StreamSchema,
+    node: &'n Node,
+    s: &str,
+    value: &Value,
+) -> Option<Refusal<'n>> {
     if node.length.is_set() {
         let chars = s.chars().count() as u64;
         if let Some(min) = node.length.min.filter(|&m| chars < m) {
-            return Some((
-                "minLength",
-                format!("{} is shorter than {min} characters", quote_value(value)),
-            ));
+            return Some(Refusal::MinLength(min));
         }
         if let Some(max) = node.length.max.filter(|&m| chars > m) {
-            return Some((
-                "maxLength",
-                format!("{} is longer than {max} characters", quote_value(value)),
-            ));
+            return Some(Refusal::MaxLength(max));
         }
     }
-    if let Some(pattern) = lazy_refusal(schema, node.pattern, value) {
-        let pattern = clip(&pattern, QUOTE_CHARS);
-        return Some((
-            "pattern",
-            format!("{} does not match {pattern}", quote_value(value)),
-        ));
-    }
-    None
+    lazy_refuses(schema, node.pattern, value).map(Refusal::Pattern)
 }
 
-fn number_failure(schema: &StreamSchema, node: &Node, n: &Number, value: &Value) -> Option<Failed> {
+fn number_refusal<'n>(
+    schema: &StreamSchema,
+    node: &'n Node,
+    n: &Number,
+    value: &Value,
+) -> Option<Refusal<'n>> {
     if let Some(m) = &node.minimum {
         if compare(n, m) == Some(Ordering::Less) {
-            return Some(("minimum", format!("{n} is less than the minimum of {m}")));
+            return Some(Refusal::Minimum(m));
         }
     }
     if let Some(m) = &node.maximum {
         if compare(n, m) == Some(Ordering::Greater) {
-            return Some(("maximum", format!("{n} is greater than the maximum of {m}")));
+            return Some(Refusal::Maximum(m));
         }
     }
     if let Some(m) = &node.exclusive_minimum {
         if matches!(compare(n, m), Some(Ordering::Less | Ordering::Equal)) {
-            return Some((
-                "exclusiveMinimum",
-                format!("{n} is less than or equal to the minimum of {m}"),
-            ));
+            return Some(Refusal::ExclusiveMinimum(m));
         }
     }
     if let Some(m) = &node.exclusive_maximum {
         if matches!(compare(n, m), Some(Ordering::Greater | Ordering::Equal)) {
-            return Some((
-                "exclusiveMaximum",
-                format!("{n} is greater than or equal to the maximum of {m}"),
-            ));
+            return Some(Refusal::ExclusiveMaximum(m));
         }
     }
-    if let Some(multiple) = lazy_refusal(schema, node.multiple_of, value) {
-        return Some(("multipleOf", format!("{n} is not a multiple of {multiple}")));
-    }
-    None
+    lazy_refuses(schema, node.multiple_of, value).map(Refusal::MultipleOf)
 }
 
-/// The argument of the lazily compiled keyword `index` (`pattern`, `multipleOf`) when it
-/// refuses `value`.
-fn lazy_refusal(schema: &StreamSchema, index: Option<usize>, value: &Value) -> Option<String> {
+/// The lazily compiled keyword `index` (`pattern`, `multipleOf`) when it refuses `value`.
+fn lazy_refuses(schema: &StreamSchema, index: Option<usize>, value: &Value) -> Option<usize> {
     let index = index?;
-    (schema.lazy_valid(index, value) == Some(false)).then(|| schema.lazy_argument(index))
+    (schema.lazy_valid(index, value) == Some(false)).then_some(index)
 }
 
 /// What a closed container's close-time checks look at: an object's
@@ -243,8 +298,119 @@ fn whole(n: &Number) -> Option<i128> {
         .or_else(|| n.as_u64().map(i128::from))
 }
 
+/// An `enum` list, indexed so that a scalar is looked up instead of compared with every
+/// member (an array of a million items against a long enum, in an `anyOf` branch or not): a
+/// string among the string members, a number against the members of the same double only (no
+/// other can be equal to it, nor leave it in doubt: see [`compare`]). In the `BTreeMap<String,
+/// u64>` the metrics already use, not a new map or a sort: each adds its own code to the
+/// `.wasm`, whose size has a gate.
+#[derive(Debug)]
+pub(super) struct Enumeration {
+    values: Vec<Value>,
+    strings: BTreeMap<String, u64>,
+    /// The number members by [`double_key`]: the last of each double; `same_double[i]` is the
+    /// one before member `i` ([`NONE`] for the first).
+    doubles: BTreeMap<String, u64>,
+    same_double: Vec<u64>,
+    /// Every number member has a double (always so unless serde_json keeps arbitrary
+    /// precision); if not, a number is compared with every member.
+    keyed: bool,
+    /// Which of `null`, `false` and `true` are members ([`literal_bit`]).
+    literals: u8,
+}
+
+/// In `same_double`: no member before.
+const NONE: u64 = u64::MAX;
+
+/// `null`, `false` and `true` as one bit each; 0 for any other value.
+fn literal_bit(value: &Value) -> u8 {
+    match value {
+        Value::Null => 1,
+        Value::Bool(false) => 2,
+        Value::Bool(true) => 4,
+        _ => 0,
+    }
+}
+
+/// A double as a key: its bits (`-0` read as `0`, which compares equal to it).
+fn double_key(double: f64) -> String {
+    format!("{:x}", (double + 0.0).to_bits())
+}
+
+impl Enumeration {
+    pub(super) fn new(values: Vec<Value>) -> Enumeration {
+        let mut strings = BTreeMap::new();
+        let mut doubles = BTreeMap::new();
+        let mut same_double = vec![NONE; values.len()];
+        let mut keyed = true;
+        let mut literals = 0;
+        for (i, value) in values.iter().enumerate() {
+            literals |= literal_bit(value);
+            match value {
+                Value::String(s) => {
+                    strings.entry(s.clone()).or_insert(0);
+                }
+                Value::Number(n) => match n.as_f64() {
+                    Some(double) => {
+                        let last = doubles.entry(double_key(double)).or_insert(NONE);
+                        if let Some(before) = same_double.get_mut(i) {
+                            *before = *last;
+                        }
+                        *last = i as u64;
+                    }
+                    None => keyed = false,
+                },
+                _ => {}
+            }
+        }
+        Enumeration {
+            values,
+            strings,
+            doubles,
+            same_double,
+            keyed,
+            literals,
+        }
+    }
+
+    pub(super) fn values(&self) -> &[Value] {
+        &self.values
+    }
+
+    /// Whether no member is equal to the scalar `value` ([`equal`] says `Some(false)` for each).
+    fn excludes(&self, value: &Value) -> bool {
+        let differs = |member: &Value| equal(value, member) == Some(false);
+        match value {
+            Value::Null | Value::Bool(_) => self.literals & literal_bit(value) == 0,
+            Value::String(s) => !self.strings.contains_key(s.as_str()),
+            Value::Number(n) => match n.as_f64() {
+                Some(double) if self.keyed => {
+                    let mut at = self.doubles.get(double_key(double).as_str()).copied();
+                    while let Some(i) = at.and_then(|i| usize::try_from(i).ok()) {
+                        if self.values.get(i).is_some_and(|m| !differs(m)) {
+                            return false;
+                        }
+                        at = self.same_double.get(i).copied();
+                    }
+                    true
+                }
+                _ => self.values.iter().all(differs),
+            },
+            Value::Array(_) | Value::Object(_) => self.values.iter().all(differs),
+        }
+    }
+}
+
 /// JSON equality (numbers by value): `None` when it cannot be told.
 fn equal(a: &Value, b: &Value) -> Option<bool> {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            return compare(x, y).map(|order| order == Ordering::Equal)
+        }
+        (Value::Array(_) | Value::Object(_), _) | (_, Value::Array(_) | Value::Object(_)) => {}
+        // Two scalars, not both numbers: no list to walk.
+        _ => return Some(a == b),
+    }
     let mut stack = vec![(a, b)];
     let mut unsure = false;
     while let Some((a, b)) = stack.pop() {

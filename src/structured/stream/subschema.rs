@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Number, Value};
 
+use super::keywords::Enumeration;
 use crate::structured::schema::engine;
 use crate::structured::CompiledSchema;
 
@@ -34,7 +35,7 @@ pub(super) struct Node {
     pub is_false: bool,
     /// `type` as a bit set; 0 = any.
     pub types: u8,
-    pub enumeration: Option<Vec<Value>>,
+    pub enumeration: Option<Enumeration>,
     pub constant: Option<Value>,
     /// `minLength`, `maxLength`.
     pub length: Count,
@@ -261,7 +262,10 @@ impl<'s> Table<'s> {
                 .fold(0, |a, b| a | b),
             _ => 0,
         };
-        node.enumeration = obj.get("enum").and_then(Value::as_array).cloned();
+        node.enumeration = obj
+            .get("enum")
+            .and_then(Value::as_array)
+            .map(|values| Enumeration::new(values.clone()));
         node.constant = obj.get("const").cloned();
         node.length = Count::read(obj, "minLength", "maxLength");
         if let Some(p) = obj.get("pattern").filter(|p| p.is_string()) {
