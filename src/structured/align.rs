@@ -9,7 +9,12 @@
 //! string at that place. With no schema the first candidate wins.
 //!
 //! Each candidate costs one strict parse into a tree (the scanner's pass for a repaired one
-//! comes on top) and one validation; nothing is parsed twice.
+//! comes on top) and one validation; nothing is parsed twice. Candidates are judged as they
+//! come, repaired ones too (a strict one found later still wins), and what is kept is what the
+//! answer can need: the first repaired candidate that passed, and the issues of the first strict
+//! and the first repaired one that failed. So memory holds one candidate's tree at a time besides
+//! those, whatever the number of candidates; a repaired one after the first that passed is not
+//! parsed at all.
 
 use serde_json::Value;
 
@@ -28,62 +33,59 @@ pub(crate) fn choose(
     coerce: bool,
     syntax: FailureReport,
 ) -> Parsed {
+    // The first strict candidate that passes is the answer; failing that, the first repaired
+    // one that passes. Repaired ones are tried as they come, so that only that one is kept (a
+    // reply of a million repaired lines held every line's text and tree until the end).
     let mut found = None;
+    let mut found_repaired = None;
+    // The schema issues of the first strict and of the first repaired candidate that failed.
     let mut first_strict = None;
-    let mut repaired: Vec<(Candidate, Value)> = Vec::new();
+    let mut first_repaired = None;
     let mut coercer = schema.filter(|_| coerce).map(Coercer::new);
-    // The candidate's result if it passes; else its schema report kept in `first`, if wanted.
-    let mut attempt = |(candidate, value): (Candidate, Value), first: &mut Option<_>, wanted| {
-        let text = candidate.text;
-        match accept(
-            value,
-            text,
-            &candidate.fixes,
-            schema,
-            coercer.as_mut(),
-            wanted,
-        ) {
-            Ok(parsed) => Some(parsed),
-            Err(report) => {
-                if let Some(report) = report {
-                    first.get_or_insert(report);
-                }
-                None
-            }
-        }
-    };
     let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
+        if !candidate.strict && found_repaired.is_some() {
+            // Only a strict candidate can still come first.
+            return Verdict::Next;
+        }
         let Ok(value) = selfheal_hot::parse_value(&candidate.text) else {
             return Verdict::NotJson;
         };
         if !bare_words_fit(schema, &candidate.bare_words) {
             return Verdict::Next;
         }
-        if !candidate.strict {
-            repaired.push((candidate, value));
-            return Verdict::Next;
-        }
-        let wanted = first_strict.is_none();
-        match attempt((candidate, value), &mut first_strict, wanted) {
-            Some(parsed) => {
+        // Listing issues costs more than the yes/no: only while the report may still need them
+        // (a strict candidate's come first).
+        let wanted = first_strict.is_none() && (candidate.strict || first_repaired.is_none());
+        let first = if candidate.strict {
+            &mut first_strict
+        } else {
+            &mut first_repaired
+        };
+        let Candidate {
+            text,
+            fixes,
+            strict,
+            ..
+        } = candidate;
+        match accept(value, text, &fixes, schema, coercer.as_mut(), wanted) {
+            Ok(parsed) if strict => {
                 found = Some(parsed);
-                Verdict::Stop
+                return Verdict::Stop;
             }
-            None => Verdict::Next,
+            Ok(parsed) => found_repaired = Some(parsed),
+            Err(report) => {
+                if let Some(report) = report {
+                    first.get_or_insert(report);
+                }
+            }
         }
+        Verdict::Next
     });
     if search.is_err() {
         return Parsed::err(syntax);
     }
-    if let Some(parsed) = found {
+    if let Some(parsed) = found.or(found_repaired) {
         return parsed;
-    }
-    let mut first_repaired = None;
-    for pair in repaired {
-        let wanted = first_strict.is_none() && first_repaired.is_none();
-        if let Some(parsed) = attempt(pair, &mut first_repaired, wanted) {
-            return parsed;
-        }
     }
     if let Some(parsed) = coercer.as_mut().and_then(|c| whole_reply_as_scalar(raw, c)) {
         return parsed;
