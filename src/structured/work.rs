@@ -181,8 +181,8 @@ impl<'a> Graph<'a> {
             }
             i += 1;
         }
-        g.order_in_place();
-        g.count_closures();
+        let post = g.order_in_place();
+        g.count_closures(&post);
         g
     }
 
@@ -415,8 +415,9 @@ impl<'a> Graph<'a> {
     }
 
     /// A topological order of the in-place graph, cutting the edges that close a cycle
-    /// (iterative DFS: a schema may be deep).
-    fn order_in_place(&mut self) {
+    /// (iterative DFS: a schema may be deep). Returns the DFS's post-order: every node once,
+    /// children before parents.
+    fn order_in_place(&mut self) -> Vec<usize> {
         let n = self.nodes.len();
         // 0: not seen, 1: on the DFS stack, 2: done.
         let mut state = vec![0u8; n];
@@ -462,15 +463,14 @@ impl<'a> Graph<'a> {
         }
         self.topo = topo;
         self.dag = dag;
+        post
     }
 
-    /// Evaluations and keywords of each node applied alone, children before parents.
-    fn count_closures(&mut self) {
-        let n = self.nodes.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by_key(|&u| std::cmp::Reverse(self.topo.get(u).copied().unwrap_or(0)));
-        let mut closure = vec![(1u64, 1u64); n];
-        for u in order {
+    /// Evaluations and keywords of each node applied alone, in `post` order: children before
+    /// parents.
+    fn count_closures(&mut self, post: &[usize]) {
+        let mut closure = vec![(1u64, 1u64); self.nodes.len()];
+        for &u in post {
             let children = self.dag.get(u).map(Vec::as_slice).unwrap_or(&[]);
             let child = |t: &usize| closure.get(*t).copied().unwrap_or((1, 1));
             let total = if self.is_choice(u) {
