@@ -12,7 +12,7 @@ export CHROMEDRIVER ?= /usr/bin/chromedriver
 GECKODRIVER ?= $(HOME)/.cargo/bin/geckodriver
 
 WASM := pkg/selfheal_bg.wasm
-SOURCES := $(shell find src crates/selfheal-hot/src -type f) crates/selfheal-hot/Cargo.toml Cargo.toml Cargo.lock $(shell find js -type f) scripts/build.sh scripts/guard_glue.mjs
+SOURCES := $(shell find src crates/selfheal-hot/src crates/selfheal-pattern/src vendor -type f) crates/selfheal-hot/Cargo.toml crates/selfheal-pattern/Cargo.toml Cargo.toml Cargo.lock $(shell find js -type f) scripts/build.sh scripts/guard_glue.mjs
 # Run by their own targets: they pack pkg/ and drive Chromium and workerd.
 NODE_TESTS := $(filter-out tests/js/packaging.test.mjs,$(wildcard tests/js/*.test.mjs))
 # The full build's size gate: issue 16's goal, 650 KiB (665,600 bytes). Measured 612,076 bytes
