@@ -91,6 +91,11 @@ const CASES = {
     for (let i = 0; i < reply.length; i += 65536) { const t0 = now(); l.push(reply.slice(i, i + 65536)); maxPushMs = Math.max(maxPushMs, now() - t0); }
     const pushMs = now() - t; t = now(); const step = l.next({ kind: "reply" });
     return { pushMs, maxPushMs, nextMs: now() - t, type: step.type, chars: reply.length };`],
+  "pattern-4m": ["parseStructured: a 3,900,000-char string against each of seven patterns that need an engine (each engine's worst subject); the time bound refuses what it cannot match in 200 ms", `
+    const cases = [["[a-z]{1,64}x", "a"], ["a{1,16}a{1,16}a{1,16}b", "a"], ["[a-z]{1,16}[a-z]{1,16}x", "a"], ["[a-z]{1,16}x", "a"], ["\\\\d+x", "1"], ["(a|aa)+$", "a"], ["^(?=.*\\\\d)(?=.*[a-z]).{8,}$", "A"]];
+    const out = {}; for (const [pattern, c] of cases) { const schema = new s.Schema({ type: "string", pattern }); const reply = JSON.stringify(c.repeat(3.9e6));
+      const t = now(); const r = schema.parse(reply); out[pattern] = Math.round(now() - t) + " ms" + (r.report?.issues[0]?.message.includes("could not be checked") ? " (refused)" : ""); }
+    return out;`],
 };
 
 const PRELUDE = `

@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use selfheal_pattern::{EngineKind, Error, Pattern};
+use selfheal_pattern::{EngineKind, Error, MatchError, Pattern};
 
 fn matches(pattern: &str, subject: &str) -> bool {
     Pattern::new(pattern)
@@ -168,4 +168,33 @@ fn classic_redos_patterns_cannot_hang_a_call() {
             start.elapsed()
         );
     }
+}
+
+/// Every engine but the greedy pass is linear in the subject with a factor from the pattern that
+/// can be large (`[a-z]{1,64}x`: about 130 automaton states per character). A subject longer than
+/// the pattern's engine matches within the time bound is refused before any matching, with the
+/// numbers; the bound shrinks as the pattern's estimated work grows, and the greedy pass has none.
+#[test]
+fn a_subject_too_long_for_the_time_bound_is_refused_before_matching() {
+    let heavy = Pattern::new(r"[a-z]{1,64}x").unwrap();
+    let light = Pattern::new(r"\d+x").unwrap();
+    assert!(heavy.max_subject() < light.max_subject());
+    assert!(light.max_subject() < 4_000_000, "{}", light.max_subject());
+    for pattern in [&heavy, &light] {
+        let max = pattern.max_subject();
+        assert!(max > 50_000, "{pattern:?}: {max}");
+        assert_eq!(pattern.is_match(&"a".repeat(max)), Ok(false));
+        let length = max + 1;
+        assert_eq!(
+            pattern.is_match(&"a".repeat(length)),
+            Err(MatchError::TooLong { length, max })
+        );
+    }
+    assert_eq!(
+        MatchError::TooLong { length: 9, max: 8 }.to_string(),
+        "the string is too long to match in bounded time (9 UTF-8 bytes; at most 8 for this pattern)"
+    );
+    let simple = Pattern::new(r"^[A-Z]{3}-\d{4}$").unwrap();
+    assert_eq!(simple.engine_kind(), EngineKind::Simple);
+    assert_eq!(simple.max_subject(), usize::MAX);
 }

@@ -92,6 +92,28 @@ test('classic ReDoS patterns are matched in linear time or refused, never left t
   }
 });
 
+test('a string too long for its pattern\'s time bound is an issue that says so, decided before matching', () => {
+  // Each took from 20 s to minutes per match on 4 MB before the bound (crates/selfheal-pattern,
+  // cost.rs): regex-lite steps every live state of [a-z]{1,64}x's automaton at every character,
+  // and V8 tries 16^3 ways at every position for a{1,16}a{1,16}a{1,16}b, which the screen passes.
+  const long = 'a'.repeat(3_000_000);
+  const cases = [['[a-z]{1,64}x', 'x'], ['a{1,16}a{1,16}a{1,16}b', 'b'], ['[a-z]{1,16}[a-z]{1,16}x', 'x'], ['\\d+x', '1x']];
+  for (const [pattern, ending] of cases) {
+    const schema = new Schema({ type: 'string', pattern });
+    const report = schema.validate(long);
+    assert.equal(report?.issues.length, 1, pattern);
+    const escaped = pattern.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+    assert.match(
+      report.issues[0].message,
+      new RegExp(`^could not be checked against pattern '${escaped}': the string is too long to match in bounded time \\(3000000 UTF-8 bytes; at most \\d+ for this pattern\\)$`),
+    );
+    // Within the bound, the same pattern is matched as before.
+    assert.equal(schema.validate('a'.repeat(100_000) + ending), null, pattern);
+    assert.doesNotMatch(schema.validate('a'.repeat(100_000)).issues[0].message, /could not be checked/, pattern);
+    schema.free();
+  }
+});
+
 test('ECMA-262 meaning on either engine', () => {
   const cases = [
     ['^\\s$', '\u00a0', true],

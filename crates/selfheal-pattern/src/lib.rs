@@ -10,7 +10,8 @@
 //!    * no engine at all for `^` + characters and classes with counts + `$`, where one greedy
 //!      pass is exact (`simple.rs`: most schema patterns, `^[A-Z]{3}-\d{4}$`);
 //!    * on wasm32-unknown-unknown, the host's `RegExp` (`u` flag: the engine JSON Schema names)
-//!      when the [`screen`] shows it cannot backtrack for long;
+//!      when the [`screen`] shows it cannot backtrack for long, and [`cost`] estimates it no
+//!      slower than regex-lite (or regex-lite cannot express the pattern);
 //!    * regex-lite (linear time: O(pattern × subject) on every input), when it can express the
 //!      pattern: everything but lookaround, backreferences, `\p{…}` and modifiers. The pattern is
 //!      rewritten with its ECMA-262 meaning (`.`, `\s` and friends spelled out);
@@ -18,10 +19,12 @@
 //!      limit, for the screened patterns regex-lite cannot express;
 //! 3. refused ([`Error::Backtracking`]) when none of these is safe: a pattern that needs a
 //!    backtracking engine and could backtrack catastrophically (`^(\w+)+\1$`). `new Schema` then
-//!    throws, naming the pattern, instead of a later call hanging on some reply.
+//!    throws, naming the pattern, instead of a later call hanging on some reply;
+//! 4. bounded in time: a subject longer than the chosen engine matches within [`cost`]'s budget
+//!    at worst is not matched ([`MatchError::TooLong`], [`Pattern::max_subject`]).
 //!
 //! Native and wasm builds make the same choice up to step 2's first engine, so they accept and
-//! refuse the same patterns; tests/pattern_suite.rs and tests/js/patterns.test.mjs run the
+//! refuse the same patterns (the time bound follows the engine, so it can differ); tests/pattern_suite.rs and tests/js/patterns.test.mjs run the
 //! official suite's pattern cases through both.
 
 #[cfg(all(target_arch = "wasm32", target_os = "unknown", target_feature = "atomics"))]
@@ -30,6 +33,7 @@ compile_error!(
 );
 
 mod ast;
+mod cost;
 mod emit;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod js;
@@ -89,6 +93,8 @@ enum Engine {
 pub struct Pattern {
     source: Box<str>,
     engine: Engine,
+    /// The longest subject its engine matches within [`cost::BUDGET_NS`] at worst.
+    max_subject: usize,
 }
 
 impl std::fmt::Debug for Pattern {
@@ -100,10 +106,28 @@ impl std::fmt::Debug for Pattern {
     }
 }
 
-/// The match could not be finished (the host engine threw, or fancy-regex hit its backtrack
-/// limit). Rare: screened patterns cannot backtrack for long.
+/// Why a match was not finished. jsonschema reports it as a `pattern` issue, unless every
+/// outcome of the match gives the same result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MatchError;
+pub enum MatchError {
+    /// The subject is longer than the pattern's engine matches within [`cost::BUDGET_NS`] at
+    /// worst ([`Pattern::max_subject`]); nothing was tried.
+    TooLong { length: usize, max: usize },
+    /// The host engine threw, or fancy-regex hit its backtrack limit.
+    Failed,
+}
+
+impl std::fmt::Display for MatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MatchError::TooLong { length, max } => write!(
+                f,
+                "the string is too long to match in bounded time ({length} UTF-8 bytes; at most {max} for this pattern)"
+            ),
+            MatchError::Failed => f.write_str("the regex engine could not finish"),
+        }
+    }
+}
 
 /// fancy-regex's budget for the screened patterns it runs natively.
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
@@ -116,34 +140,45 @@ impl Pattern {
             return Err(Error::Syntax);
         }
         let node = ast::parse(source).ok_or(Error::Unsupported)?;
-        let engine = match simple::Simple::new(&node) {
-            Some(simple) => Engine::Simple(simple),
+        let (engine, cost) = match simple::Simple::new(&node) {
+            Some(simple) => (Engine::Simple(simple), 0.0),
             None => Self::choose(&node, screen::backtracking_safe(&node))?,
         };
         Ok(Pattern {
             source: source.into(),
             engine,
+            max_subject: cost::max_subject(cost),
         })
     }
 
+    /// The host's `RegExp` when the screen passed the pattern and it is estimated no slower than
+    /// regex-lite ([`cost`]), regex-lite when it can express the pattern, else the host's `RegExp`.
     #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-    fn choose(node: &ast::Node, safe: bool) -> Result<Engine, Error> {
-        if safe {
-            if let Some(host) = js::HostRegex::new(&emit::js_source::to_js(node)) {
-                return Ok(Engine::Host(host));
-            }
+    fn choose(node: &ast::Node, safe: bool) -> Result<(Engine, f64), Error> {
+        let linear = cost::linear(node) * cost::STEP_NS.1;
+        let host = cost::backtracking(node) * cost::STEP_NS.0;
+        let host_first = safe && host <= linear;
+        let host_engine = || {
+            let regex = js::HostRegex::new(&emit::js_source::to_js(node))?;
+            Some((Engine::Host(regex), host))
+        };
+        if let Some(chosen) = host_first.then(host_engine).flatten() {
+            return Ok(chosen);
         }
-        match Self::linear(node) {
-            Some(linear) => Ok(Engine::Linear(linear)),
-            None if safe => Err(Error::Unsupported),
-            None => Err(Error::Backtracking),
+        if let Some(regex) = Self::linear(node) {
+            return Ok((Engine::Linear(regex), linear));
+        }
+        match safe {
+            true if !host_first => host_engine().ok_or(Error::Unsupported),
+            true => Err(Error::Unsupported),
+            false => Err(Error::Backtracking),
         }
     }
 
     #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-    fn choose(node: &ast::Node, safe: bool) -> Result<Engine, Error> {
+    fn choose(node: &ast::Node, safe: bool) -> Result<(Engine, f64), Error> {
         if let Some(linear) = Self::linear(node) {
-            return Ok(Engine::Linear(linear));
+            return Ok((Engine::Linear(linear), cost::linear(node) * cost::STEP_NS.1));
         }
         if !safe {
             return Err(Error::Backtracking);
@@ -152,7 +187,12 @@ impl Pattern {
         fancy_regex::RegexBuilder::new(&translated)
             .backtrack_limit(BACKTRACK_LIMIT)
             .build()
-            .map(Engine::Backtracking)
+            .map(|regex| {
+                (
+                    Engine::Backtracking(regex),
+                    cost::backtracking(node) * cost::STEP_NS.0,
+                )
+            })
             .map_err(|_| Error::Unsupported)
     }
 
@@ -176,15 +216,28 @@ impl Pattern {
         }
     }
 
-    /// Whether the pattern matches somewhere in `subject` (ECMA-262 `RegExp.prototype.test`).
+    /// The longest subject, in UTF-8 bytes, that this pattern matches within its time bound
+    /// (`usize::MAX` when its engine is one greedy pass).
+    pub fn max_subject(&self) -> usize {
+        self.max_subject
+    }
+
+    /// Whether the pattern matches somewhere in `subject` (ECMA-262 `RegExp.prototype.test`);
+    /// [`MatchError`] without trying when `subject` is longer than [`Self::max_subject`].
     pub fn is_match(&self, subject: &str) -> Result<bool, MatchError> {
+        if subject.len() > self.max_subject {
+            return Err(MatchError::TooLong {
+                length: subject.len(),
+                max: self.max_subject,
+            });
+        }
         match &self.engine {
             Engine::Simple(simple) => Ok(simple.is_match(subject)),
             Engine::Linear(re) => Ok(re.is_match(subject)),
             #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-            Engine::Host(re) => re.test(subject).ok_or(MatchError),
+            Engine::Host(re) => re.test(subject).ok_or(MatchError::Failed),
             #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-            Engine::Backtracking(re) => re.is_match(subject).map_err(|_| MatchError),
+            Engine::Backtracking(re) => re.is_match(subject).map_err(|_| MatchError::Failed),
         }
     }
 }

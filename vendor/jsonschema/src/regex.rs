@@ -19,6 +19,9 @@ pub(crate) enum RegexFailureReason {
     FancyRegex(fancy_regex::Error),
     /// Engine panicked during matching and was recovered via `catch_unwind`.
     Panicked,
+    // selfheal patch: why the selfheal engine did not finish (a subject too long for its time
+    // bound, or the host engine threw), in its own words.
+    Unfinished(selfheal_pattern::MatchError),
 }
 
 pub(crate) trait RegexError {
@@ -126,10 +129,12 @@ pub(crate) fn build_ecma(pattern: &str) -> Result<Compiled<Ecma>, ()> {
     Ecma::new(pattern).map(Compiled::Engine).map_err(|_| ())
 }
 
-/// Marker error of [`Ecma`]: the engine threw or ran out of its backtrack budget.
+/// Error of [`Ecma`]: the subject is too long for the pattern's time bound, or the engine threw
+/// or ran out of its backtrack budget.
 #[derive(Debug)]
 pub(crate) struct EcmaMatchFailure {
     pattern: Box<str>,
+    error: selfheal_pattern::MatchError,
 }
 
 impl RegexError for EcmaMatchFailure {
@@ -138,7 +143,7 @@ impl RegexError for EcmaMatchFailure {
     }
 
     fn into_failure_reason(self) -> RegexFailureReason {
-        RegexFailureReason::Panicked
+        RegexFailureReason::Unfinished(self.error)
     }
 }
 
@@ -146,6 +151,7 @@ impl From<RegexBackendPanic> for EcmaMatchFailure {
     fn from(panic: RegexBackendPanic) -> Self {
         Self {
             pattern: panic.pattern,
+            error: selfheal_pattern::MatchError::Failed,
         }
     }
 }
@@ -166,8 +172,9 @@ impl RegexEngine for Ecma {
     }
 
     fn is_match(&self, text: &str) -> Result<bool, Self::Error> {
-        Ecma::is_match(self, text).map_err(|_| EcmaMatchFailure {
+        Ecma::is_match(self, text).map_err(|error| EcmaMatchFailure {
             pattern: self.as_str().into(),
+            error,
         })
     }
 }
@@ -291,15 +298,15 @@ pub(crate) enum Part {
 pub(crate) struct AllMatch(pub(crate) Box<[Part]>);
 
 impl RegexEngine for AllMatch {
-    type Error = RegexBackendPanic;
+    // selfheal patch: the selfheal engine's error, which says why a match did not finish.
+    type Error = EcmaMatchFailure;
 
     #[inline]
     fn is_match(&self, text: &str) -> Result<bool, Self::Error> {
         for part in &self.0 {
             let matched = match part {
                 Part::Sequence(sequence) => sequence.is_match(text)?,
-                Part::Regex(regex) => RegexEngine::is_match(&**regex, text)
-                    .map_err(RegexBackendPanic::from)?,
+                Part::Regex(regex) => RegexEngine::is_match(&**regex, text)?,
             };
             if !matched {
                 return Ok(false);

@@ -138,6 +138,16 @@ impl MatchFailure {
                     pattern.as_deref().unwrap_or(&self.compiled)
                 ),
             ),
+            RegexFailureReason::Unfinished(why) => ValidationError::regex_engine_failure(
+                schema_path,
+                evaluation_path,
+                instance_path,
+                instance,
+                format!(
+                    "could not be checked against pattern '{}': {why}",
+                    pattern.as_deref().unwrap_or(&self.compiled)
+                ),
+            ),
         }
     }
 }
