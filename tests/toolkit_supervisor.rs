@@ -662,3 +662,33 @@ fn long_notes_are_cut_on_arrival_and_quoted_the_same() {
         state.len()
     );
 }
+
+/// A tool name is the model's text, like a progress note: 15 steps (the loop window and the
+/// review history) with a 4 MB tool name each kept 60 MB and wrote it all into `toJSON()`.
+/// What is kept of each is what a note keeps; names alike that far are one tool.
+#[test]
+fn a_long_tool_name_is_kept_as_a_note_is() {
+    let mut s = Supervisor::new(quiet(), T0).unwrap();
+    let long = "x".repeat(4_000_000);
+    for i in 0..15 {
+        let name = format!("{long}{i}");
+        let v = s.observe(step(&name), T0 + f64::from(i));
+        if i >= 2 {
+            // Alike in their first 800 code points: the same tool, three times in a row.
+            assert_eq!(
+                strategy(&v),
+                Some(InterventionStrategy::BreakLoop),
+                "step {i}"
+            );
+        }
+    }
+    let state = serde_json::to_string(&s).unwrap();
+    assert!(state.len() < 20 * 4 * 801, "{} bytes", state.len());
+    // Short names are kept whole and compared as before.
+    let mut s = Supervisor::new(quiet(), T0).unwrap();
+    let verdicts = drive(&mut s, &[Some("a"), Some("b"), Some("a ")]);
+    assert!(
+        verdicts.iter().all(|v| strategy(v).is_none()),
+        "{verdicts:?}"
+    );
+}

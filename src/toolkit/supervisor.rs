@@ -152,7 +152,8 @@ pub struct Supervisor {
     steps: u32,
     tokens: u64,
     elapsed_ms: f64,
-    /// The tools of the last `loopWindow` steps, oldest first (`None`: no tool).
+    /// The tools of the last `loopWindow` steps, oldest first (`None`: no tool), each as
+    /// [`kept`] keeps a note.
     window: VecDeque<Option<String>>,
     /// The last [`REVIEW_HISTORY`] steps, oldest first.
     recent: VecDeque<StepRecord>,
@@ -218,14 +219,18 @@ impl Supervisor {
         if elapsed.is_finite() {
             self.elapsed_ms = elapsed;
         }
+        // A tool name is the model's text: what is kept of it is what a note keeps. Two names
+        // alike in their first MAX_KEPT_CHARS code points count as one tool (no real tool name
+        // is that long; the cost is a loop seen where there is none, never one missed).
+        let tool = step.tool.map(|t| kept(&t));
         let window = self.options.loop_window as usize;
-        self.window.push_back(step.tool.clone());
+        self.window.push_back(tool.clone());
         while self.window.len() > window {
             self.window.pop_front();
         }
         self.recent.push_back(StepRecord {
             n: self.steps,
-            tool: step.tool,
+            tool,
             tokens: step.tokens,
             progress: step.progress.map(|p| kept(&p)),
         });
