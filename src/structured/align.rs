@@ -215,7 +215,7 @@ fn accept(
             }
         }
     }
-    Err(report.then(|| schema.validate(&value)).flatten())
+    Err(report.then(|| schema.report_invalid(&value)))
 }
 
 /// Whether the schema expects a string at every place a bare word was quoted.

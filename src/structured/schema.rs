@@ -292,14 +292,17 @@ impl CompiledSchema {
     /// than [`ERROR_BUDGET_BYTES`] (a 50,000-character key over 50,000 failing items is 2.5 GB)
     /// is reported by its first issue alone where that is cheap, and by a count of its parts.
     pub fn validate(&self, instance: &Value) -> Option<FailureReport> {
+        (!self.is_valid(instance)).then(|| self.report_invalid(instance))
+    }
+
+    /// The report of a value [`Self::is_valid`] refused, without checking it again: one pass
+    /// fewer over a failing reply (the candidates' check has just made it).
+    pub(crate) fn report_invalid(&self, instance: &Value) -> FailureReport {
         if let Some(issue) = self.too_much_work(instance) {
-            return Some(FailureReport {
+            return FailureReport {
                 kinds: vec![FailureKind::Schema],
                 issues: vec![issue],
-            });
-        }
-        if self.validator.is_valid(instance) {
-            return None;
+            };
         }
         let shape = Shape::of(instance);
         let per_error = shape.longest_path.saturating_add(ERROR_OVERHEAD_BYTES);
@@ -309,10 +312,10 @@ impl CompiledSchema {
         } else {
             self.first_issue_only(instance, &shape)
         };
-        Some(FailureReport {
+        FailureReport {
             kinds: vec![FailureKind::Schema],
             issues,
-        })
+        }
     }
 
     /// An issue when validating `instance` would take more than [`MAX_VALIDATION_WORK`]
