@@ -114,6 +114,30 @@ test('a string too long for its pattern\'s time bound is an issue that says so, 
   }
 });
 
+test('a failing string is matched once by the yes/no check and once for the report, no more', () => {
+  // [a-z]{1,4}x passes the screen and is cheap for V8: the host's RegExp takes it, so its calls
+  // can be counted. jsonschema asked a failing keyword's is_valid again before building its
+  // error, and parse() asked the schema's yes/no twice: 4 matches of each failing string.
+  const test = RegExp.prototype.test;
+  let calls = 0;
+  RegExp.prototype.test = function (subject) {
+    if (typeof subject === 'string' && subject.length === 5000) calls++;
+    return test.call(this, subject);
+  };
+  try {
+    const schema = new Schema({ type: 'object', properties: { s: { type: 'string', pattern: '[a-z]{1,4}x' } } });
+    const long = 'a'.repeat(5000);
+    assert.notEqual(schema.validate({ s: long }), null);
+    assert.equal(calls, 2, 'validate');
+    calls = 0;
+    assert.equal(schema.parse(`{s: "${long}"}`).ok, false);
+    assert.equal(calls, 2, 'parse of a repaired reply');
+    schema.free();
+  } finally {
+    RegExp.prototype.test = test;
+  }
+});
+
 test('ECMA-262 meaning on either engine', () => {
   const cases = [
     ['^\\s$', '\u00a0', true],

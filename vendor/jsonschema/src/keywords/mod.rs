@@ -286,6 +286,10 @@ pub(crate) fn keyword_priority(keyword: &Keyword) -> u8 {
 pub(crate) fn keyword_is_leaf(keyword: &Keyword) -> bool {
     match keyword {
         Keyword::Builtin(BuiltinKeyword::ContentSchema) | Keyword::Custom(_) => false,
+        // selfheal patch: a pattern's `validate` costs what its `is_valid` does, one match, and a
+        // match on a long string is no cheap check: asking `is_valid` first matched every
+        // failing string twice.
+        Keyword::Builtin(BuiltinKeyword::Pattern) => false,
         Keyword::Builtin(_) => keyword_priority(keyword) < 40,
     }
 }
