@@ -4,7 +4,8 @@
 //! divisor against upstream's `jsonschema_value::numeric::is_multiple_of_float`, whose last
 //! resort (`fraction`'s big rationals) the patch computes without big integers; and the
 //! meta-validation prefilter (a 2020-12 schema it says certainly conforms skips the
-//! meta-validator) against the meta-validator itself.
+//! meta-validator) against the meta-validator itself; `anyOf`/`oneOf` errors through selfheal's
+//! entry against upstream's (the same message and path, no branch errors).
 // Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
 #![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
@@ -622,4 +623,82 @@ fn additional_properties_false_without_properties_names_the_keys() {
             schema.get("properties").is_some()
         );
     }
+}
+
+/// The branches' errors of an `anyOf`/`oneOf` error, one list per branch (`None` for another
+/// error).
+fn branch_errors(error: &jsonschema::ValidationError<'_>) -> Option<Vec<usize>> {
+    use jsonschema::error::ValidationErrorKind as K;
+    match error.kind() {
+        K::AnyOf { context } | K::OneOfNotValid { context } | K::OneOfMultipleValid { context } => {
+            Some(context.iter().map(Vec::len).collect())
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn any_of_and_one_of_errors_list_no_branches_through_selfheals_entry() {
+    // Item 9: each error in a branch list owned a copy of its instance, so a recursive union
+    // over a deep failing reply cost depth x branches x the reply's size (4 GB: a trap).
+    let cases = [
+        (
+            json!({"anyOf": [{"type": "string"}, {"minimum": 2}]}),
+            json!(1),
+            "anyOf",
+        ),
+        (json!({"anyOf": [{"type": "string"}]}), json!(1), "anyOf"),
+        (
+            json!({"oneOf": [{"type": "string"}, {"minimum": 2}]}),
+            json!(1),
+            "oneOf",
+        ),
+        (json!({"oneOf": [{"type": "string"}]}), json!(1), "oneOf"),
+        (
+            json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]}),
+            json!(1),
+            "oneOf",
+        ),
+    ];
+    for (schema, instance, keyword) in cases {
+        let ours = jsonschema::__selfheal_validator_for(&schema, None).unwrap();
+        let upstream = jsonschema::validator_for(&schema).unwrap();
+        let branches = schema[keyword].as_array().unwrap().len();
+        // Upstream's entry keeps every branch's list; selfheal's builds none, and says the same.
+        let theirs = upstream.validate(&instance).unwrap_err();
+        assert_eq!(
+            branch_errors(&theirs).map(|b| b.len()),
+            Some(branches),
+            "{schema}"
+        );
+        for error in [ours.validate(&instance).unwrap_err()]
+            .into_iter()
+            .chain(ours.iter_errors(&instance))
+        {
+            assert_eq!(branch_errors(&error), Some(vec![]), "{schema}");
+            assert_eq!(error.to_string(), theirs.to_string());
+            assert_eq!(error.instance_path(), theirs.instance_path());
+        }
+        assert!(!ours.is_valid(&instance));
+    }
+}
+
+#[test]
+fn a_recursive_union_over_a_deep_failing_value_is_reported_by_its_first_level() {
+    // The finding's shape, small: 120 levels of {"child": …} around a string, five branches.
+    let schema = json!({"$defs": {"node": {"anyOf": [
+        {"type": "object", "properties": {"child": {"$ref": "#/$defs/node"}}, "required": ["child"]},
+        {"type": "string", "maxLength": 100}, {"type": "null"}, {"type": "number"}, {"type": "boolean"}
+    ]}}, "$ref": "#/$defs/node"});
+    let mut value = json!("é".repeat(1000));
+    for _ in 0..120 {
+        value = json!({ "child": value });
+    }
+    let compiled = CompiledSchema::from_value(schema).unwrap();
+    let report = compiled.validate(&value).unwrap();
+    assert_eq!(report.issues.len(), 1, "{:?}", report.issues);
+    assert_eq!(report.issues[0].path, "");
+    assert!(report.issues[0]
+        .message
+        .starts_with("{\"child\":{\"child\":"));
 }

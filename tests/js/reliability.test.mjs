@@ -437,6 +437,33 @@ test('100,000 loops created, stepped and freed: wasm memory does not grow after 
   assertHealthy('100,000 loops');
 });
 
+test('a recursive anyOf over a deep failing reply: wasm memory grows by the reply, not depth x branches x reply', () => {
+  // jsonschema copied the failing value into every error of every anyOf/oneOf branch, at
+  // every level: 120 levels x 5 branches x this 0.8 MB value grew memory by 515 MB (a 3.8 MB
+  // one passed 4 GB and trapped). A fresh process: memory never shrinks, so this file's
+  // instance has grown already.
+  const script = `
+    const Real = WebAssembly.Instance;
+    let instance;
+    WebAssembly.Instance = new Proxy(Real, { construct(t, a, n) { return (instance ??= Reflect.construct(t, a, n)); } });
+    const m = require(${JSON.stringify(PKG)});
+    const node = { anyOf: [
+      { type: 'object', properties: { child: { $ref: '#/$defs/node' } }, required: ['child'] },
+      { type: 'string', maxLength: 100 }, { type: 'null' }, { type: 'number' }, { type: 'boolean' } ] };
+    let text = JSON.stringify('\u00e9'.repeat(400000));
+    for (let i = 0; i < 120; i++) text = '{"child":' + text + '}';
+    const before = instance.exports.memory.buffer.byteLength;
+    const r = new m.Schema({ $defs: { node }, $ref: '#/$defs/node' }).parse(text);
+    console.log(JSON.stringify({ grown: instance.exports.memory.buffer.byteLength - before, issues: r.report.issues }));`;
+  const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(out.status, 0, out.stderr);
+  const { grown, issues } = JSON.parse(out.stdout.trim());
+  assert.ok(grown < 64 * 1024 * 1024, `wasm memory grew by ${grown} bytes`);
+  assert.equal(issues.length, 1);
+  assert.equal(issues[0].path, '');
+  assert.ok(issues[0].message.startsWith('{"child":{"child":'), issues[0].message);
+});
+
 test('loops that are never freed are reclaimed by FinalizationRegistry once collected', () => {
   // A child process with --expose-gc: the glue registers every object with a
   // FinalizationRegistry (wasm-bindgen 0.2.130 does so by default), so dropped

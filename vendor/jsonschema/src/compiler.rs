@@ -76,6 +76,7 @@ type SharedSet<T> = RefCell<AHashSet<T>>;
 
 pub(crate) trait CompilationOptions<F: Json> {
     fn validate_formats(&self) -> Option<bool>;
+    fn branch_errors(&self) -> bool;
     fn declares_vocabulary(&self, uri: &str) -> bool;
     fn are_unknown_formats_ignored(&self) -> bool;
     fn get_content_media_type_check(&self, media_type: &str) -> Option<ContentMediaTypeCheckType>;
@@ -94,6 +95,10 @@ pub(crate) trait CompilationOptions<F: Json> {
 impl<R, F: Json> CompilationOptions<F> for ValidationOptions<'_, R, F> {
     fn validate_formats(&self) -> Option<bool> {
         ValidationOptions::validate_formats(self)
+    }
+
+    fn branch_errors(&self) -> bool {
+        ValidationOptions::branch_errors(self)
     }
 
     fn declares_vocabulary(&self, uri: &str) -> bool {
@@ -573,6 +578,10 @@ impl<'a, F: Json> Context<'a, F> {
     }
     pub(crate) fn supports_integer_valued_numbers(&self) -> bool {
         !matches!(self.draft, Draft::Draft4)
+    }
+    /// Whether `anyOf`/`oneOf` errors list their branches' errors (`ValidationOptions::branch_errors`).
+    pub(crate) fn builds_branch_errors(&self) -> bool {
+        self.config.branch_errors()
     }
     pub(crate) fn validates_formats_by_default(&self) -> bool {
         self.config.validate_formats().unwrap_or_else(|| {

@@ -1523,7 +1523,9 @@ pub fn validator_for(schema: &Value) -> Result<Validator, ValidationError<'stati
 }
 
 /// selfheal patch: [`validator_for`] with `format` asserted (`Some(true)`), an annotation only
-/// (`Some(false)`) or as the draft and its meta-schema decide (`None`), unknown formats ignored.
+/// (`Some(false)`) or as the draft and its meta-schema decide (`None`), unknown formats ignored,
+/// and `anyOf`/`oneOf` errors without their branches' errors (an empty `context`: selfheal reads
+/// an error's path and message only, and each branch error would own a copy of its instance).
 /// Not generic: `options()...build()` called from another crate compiles this crate's generic
 /// compiler a second time there (hundreds of KB of wasm), so a caller that only needs this one
 /// setting comes through here.
@@ -1532,11 +1534,10 @@ pub fn __selfheal_validator_for(
     schema: &Value,
     formats: Option<bool>,
 ) -> Result<Validator, ValidationError<'static>> {
+    let options = Validator::options().without_branch_errors();
     match formats {
-        Some(yes) => Validator::options()
-            .should_validate_formats(yes)
-            .build(schema),
-        None => Validator::new(schema),
+        Some(yes) => options.should_validate_formats(yes).build(schema),
+        None => options.build(schema),
     }
 }
 

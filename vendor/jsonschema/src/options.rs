@@ -45,6 +45,11 @@ pub struct ValidationOptions<'i, R = Arc<dyn Retrieve>, F: Json = SerdeJson> {
     pattern_options: PatternEngineOptions,
     pattern_cache: Option<PatternCache>,
     email_options: Option<EmailAddressOptions>,
+    /// Whether an `anyOf`/`oneOf` error lists every branch's errors in its `context` (upstream
+    /// always does). Each listed error owns a copy of its instance, so over a recursive union
+    /// the lists cost depth x branches x the value's size; a caller that reads only an error's
+    /// path and message turns them off (`__selfheal_validator_for`).
+    branch_errors: bool,
     representation: PhantomData<F>,
 }
 
@@ -69,6 +74,7 @@ impl<R: Clone, F: Json> Clone for ValidationOptions<'_, R, F> {
             pattern_options: self.pattern_options,
             pattern_cache: self.pattern_cache.clone(),
             email_options: self.email_options,
+            branch_errors: self.branch_errors,
             representation: PhantomData,
         }
     }
@@ -92,6 +98,7 @@ impl<F: Json> Default for ValidationOptions<'_, Arc<dyn Retrieve>, F> {
             pattern_options: PatternEngineOptions::default(),
             pattern_cache: None,
             email_options: None,
+            branch_errors: true,
             representation: PhantomData,
         }
     }
@@ -116,6 +123,7 @@ impl<F: Json> Default for ValidationOptions<'_, Arc<dyn referencing::AsyncRetrie
             pattern_options: PatternEngineOptions::default(),
             pattern_cache: None,
             email_options: None,
+            branch_errors: true,
             representation: PhantomData,
         }
     }
@@ -406,6 +414,15 @@ impl<'i, R, F: Json> ValidationOptions<'i, R, F> {
     }
     pub(crate) fn validate_formats(&self) -> Option<bool> {
         self.validate_formats
+    }
+    /// Leave `anyOf`/`oneOf` errors' `context` empty: the branches are not validated again for
+    /// their errors, and no error copies its instance.
+    pub(crate) fn without_branch_errors(mut self) -> Self {
+        self.branch_errors = false;
+        self
+    }
+    pub(crate) fn branch_errors(&self) -> bool {
+        self.branch_errors
     }
     /// Set whether to ignore unknown formats.
     ///
@@ -857,6 +874,7 @@ impl<'i, F: Json> ValidationOptions<'i, Arc<dyn referencing::AsyncRetrieve>, F> 
             pattern_options: self.pattern_options,
             pattern_cache: self.pattern_cache,
             email_options: self.email_options,
+            branch_errors: self.branch_errors,
             representation: PhantomData,
         }
     }

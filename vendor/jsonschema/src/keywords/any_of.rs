@@ -5,7 +5,10 @@ use crate::{
     compiler,
     error::ValidationError,
     evaluation::ChildList,
-    keywords::discriminator::{Candidates, Discriminator, Dispatch, NoDispatch},
+    keywords::{
+        discriminator::{Candidates, Discriminator, Dispatch, NoDispatch},
+        helpers::branch_errors,
+    },
     node::SchemaNode,
     paths::{LazyLocation, Location, RefTracker},
     types::JsonType,
@@ -20,6 +23,7 @@ pub(crate) struct AnyOfValidator<F: Json, D = NoDispatch> {
     schemas: Vec<SchemaNode<F>>,
     dispatch: D,
     location: Location,
+    branch_errors: bool,
 }
 
 impl AnyOfValidator<SerdeJson> {
@@ -37,16 +41,19 @@ impl AnyOfValidator<SerdeJson> {
                 schemas.push(node);
             }
             let location = ctx.location().clone();
+            let branch_errors = ctx.builds_branch_errors();
             Ok(match Discriminator::compile(&ctx, items) {
                 Some(dispatch) => Box::new(AnyOfValidator {
                     schemas,
                     dispatch,
                     location,
+                    branch_errors,
                 }),
                 None => Box::new(AnyOfValidator {
                     schemas,
                     dispatch: NoDispatch,
                     location,
+                    branch_errors,
                 }),
             })
         } else {
@@ -87,14 +94,14 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for AnyOfValidator<F, D> {
                 crate::paths::capture_evaluation_path(tracker, &self.location),
                 location.into(),
                 instance.lazy_value(),
-                self.schemas
-                    .iter()
-                    .map(|schema| {
-                        let mut branch = Vec::new();
-                        schema.collect_errors(instance, location, tracker, ctx, &mut branch);
-                        branch
-                    })
-                    .collect(),
+                branch_errors(
+                    self.branch_errors,
+                    &self.schemas,
+                    instance,
+                    location,
+                    tracker,
+                    ctx,
+                ),
             ))
         }
     }
@@ -110,12 +117,14 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for AnyOfValidator<F, D> {
         if self.is_valid(instance, ctx) {
             return;
         }
-        let mut branches = Vec::with_capacity(self.schemas.len());
-        for schema in &self.schemas {
-            let mut branch = Vec::new();
-            schema.collect_errors(instance, location, tracker, ctx, &mut branch);
-            branches.push(branch);
-        }
+        let branches = branch_errors(
+            self.branch_errors,
+            &self.schemas,
+            instance,
+            location,
+            tracker,
+            ctx,
+        );
         errors.push(ValidationError::any_of(
             self.location.clone(),
             crate::paths::capture_evaluation_path(tracker, &self.location),
@@ -193,6 +202,7 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for AnyOfValidator<F, D> {
 pub(crate) struct SingleAnyOfValidator<F: Json> {
     node: SchemaNode<F>,
     location: Location,
+    branch_errors: bool,
 }
 
 impl SingleAnyOfValidator<SerdeJson> {
@@ -207,6 +217,7 @@ impl SingleAnyOfValidator<SerdeJson> {
         Ok(Box::new(SingleAnyOfValidator {
             node,
             location: any_of_ctx.location().clone(),
+            branch_errors: ctx.builds_branch_errors(),
         }))
     }
 }
@@ -231,12 +242,14 @@ impl<F: Json> Validate<F> for SingleAnyOfValidator<F> {
                 crate::paths::capture_evaluation_path(tracker, &self.location),
                 location.into(),
                 instance.lazy_value(),
-                vec![{
-                    let mut branch = Vec::new();
-                    self.node
-                        .collect_errors(instance, location, tracker, ctx, &mut branch);
-                    branch
-                }],
+                branch_errors(
+                    self.branch_errors,
+                    std::slice::from_ref(&self.node),
+                    instance,
+                    location,
+                    tracker,
+                    ctx,
+                ),
             ))
         }
     }
@@ -252,15 +265,20 @@ impl<F: Json> Validate<F> for SingleAnyOfValidator<F> {
         if self.node.is_valid(instance, ctx) {
             return;
         }
-        let mut branch = Vec::new();
-        self.node
-            .collect_errors(instance, location, tracker, ctx, &mut branch);
+        let branches = branch_errors(
+            self.branch_errors,
+            std::slice::from_ref(&self.node),
+            instance,
+            location,
+            tracker,
+            ctx,
+        );
         errors.push(ValidationError::any_of(
             self.location.clone(),
             crate::paths::capture_evaluation_path(tracker, &self.location),
             location.into(),
             instance.lazy_value(),
-            vec![branch],
+            branches,
         ));
     }
 

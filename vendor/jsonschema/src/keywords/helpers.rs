@@ -5,7 +5,38 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::{compiler, paths::Location, types::JsonType, Json, ValidationError};
+use crate::{
+    compiler,
+    node::SchemaNode,
+    paths::{LazyLocation, Location, RefTracker},
+    types::JsonType,
+    validator::{Validate, ValidationContext},
+    Json, ValidationError,
+};
+
+/// Each branch's errors, for an `anyOf`/`oneOf` error's `context`; none when the compile options
+/// say nothing reads them (`ValidationOptions::branch_errors`): every error in a context owns a
+/// copy of its instance, so over a recursive union they cost depth x branches x the value's size.
+pub(crate) fn branch_errors<'i, F: Json>(
+    build: bool,
+    schemas: &[SchemaNode<F>],
+    instance: &F::Node<'i>,
+    location: &LazyLocation,
+    tracker: Option<&RefTracker>,
+    ctx: &mut ValidationContext,
+) -> Vec<Vec<ValidationError<'i>>> {
+    if !build {
+        return Vec::new();
+    }
+    schemas
+        .iter()
+        .map(|schema| {
+            let mut branch = Vec::new();
+            schema.collect_errors(instance, location, tracker, ctx, &mut branch);
+            branch
+        })
+        .collect()
+}
 
 /// A non-negative bound on a collection size, saturating at `u64::MAX`.
 ///

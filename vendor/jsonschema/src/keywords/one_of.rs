@@ -7,6 +7,7 @@ use crate::{
     evaluation::{ChildList, ErrorDescription},
     keywords::{
         discriminator::{Candidates, Discriminator, Dispatch, NoDispatch},
+        helpers::branch_errors,
         CompilationResult,
     },
     node::SchemaNode,
@@ -21,6 +22,7 @@ pub(crate) struct OneOfValidator<F: Json, D = NoDispatch> {
     schemas: Vec<SchemaNode<F>>,
     dispatch: D,
     location: Location,
+    branch_errors: bool,
 }
 
 impl OneOfValidator<SerdeJson> {
@@ -38,16 +40,19 @@ impl OneOfValidator<SerdeJson> {
                 schemas.push(node);
             }
             let location = ctx.location().clone();
+            let branch_errors = ctx.builds_branch_errors();
             Ok(match Discriminator::compile(&ctx, items) {
                 Some(dispatch) => Box::new(OneOfValidator {
                     schemas,
                     dispatch,
                     location,
+                    branch_errors,
                 }),
                 None => Box::new(OneOfValidator {
                     schemas,
                     dispatch: NoDispatch,
                     location,
+                    branch_errors,
                 }),
             })
         } else {
@@ -121,6 +126,7 @@ impl<F: Json, D: Dispatch<F>> OneOfValidator<F, D> {
 pub(crate) struct SingleOneOfValidator<F: Json> {
     node: SchemaNode<F>,
     location: Location,
+    branch_errors: bool,
 }
 
 impl SingleOneOfValidator<SerdeJson> {
@@ -135,6 +141,7 @@ impl SingleOneOfValidator<SerdeJson> {
         Ok(Box::new(SingleOneOfValidator {
             node,
             location: one_of_ctx.location().clone(),
+            branch_errors: ctx.builds_branch_errors(),
         }))
     }
 }
@@ -159,12 +166,14 @@ impl<F: Json> Validate<F> for SingleOneOfValidator<F> {
                 crate::paths::capture_evaluation_path(tracker, &self.location),
                 location.into(),
                 instance.lazy_value(),
-                vec![{
-                    let mut branch = Vec::new();
-                    self.node
-                        .collect_errors(instance, location, tracker, ctx, &mut branch);
-                    branch
-                }],
+                branch_errors(
+                    self.branch_errors,
+                    std::slice::from_ref(&self.node),
+                    instance,
+                    location,
+                    tracker,
+                    ctx,
+                ),
             ))
         }
     }
@@ -227,14 +236,14 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for OneOfValidator<F, D> {
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
                     instance.lazy_value(),
-                    self.schemas
-                        .iter()
-                        .map(|schema| {
-                            let mut branch = Vec::new();
-                            schema.collect_errors(instance, location, tracker, ctx, &mut branch);
-                            branch
-                        })
-                        .collect(),
+                    branch_errors(
+                        self.branch_errors,
+                        &self.schemas,
+                        instance,
+                        location,
+                        tracker,
+                        ctx,
+                    ),
                 ));
             }
             Ok(())
@@ -244,14 +253,14 @@ impl<F: Json, D: Dispatch<F>> Validate<F> for OneOfValidator<F, D> {
                 crate::paths::capture_evaluation_path(tracker, &self.location),
                 location.into(),
                 instance.lazy_value(),
-                self.schemas
-                    .iter()
-                    .map(|schema| {
-                        let mut branch = Vec::new();
-                        schema.collect_errors(instance, location, tracker, ctx, &mut branch);
-                        branch
-                    })
-                    .collect(),
+                branch_errors(
+                    self.branch_errors,
+                    &self.schemas,
+                    instance,
+                    location,
+                    tracker,
+                    ctx,
+                ),
             ))
         }
     }
