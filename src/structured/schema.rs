@@ -308,7 +308,7 @@ impl CompiledSchema {
         let per_error = shape.longest_path.saturating_add(ERROR_OVERHEAD_BYTES);
         let errors = shape.values.saturating_mul(self.errors_per_value);
         let issues = if errors.saturating_mul(per_error) <= ERROR_BUDGET_BYTES {
-            capped_issues(self.validator.issues(instance))
+            capped_issues(self.validator.issues(instance, MAX_ISSUES))
         } else {
             self.first_issue_only(instance, &shape)
         };
@@ -368,10 +368,8 @@ impl CompiledSchema {
 
 /// At most [`MAX_ISSUES`] issues: all of them, or the first `MAX_ISSUES - 1` and one issue
 /// counting the rest (SPEC section 4: "at most 100 issues (the last one says how many more
-/// there were)").
-fn capped_issues(mut errors: impl Iterator<Item = FailureIssue>) -> Vec<FailureIssue> {
-    let mut issues: Vec<FailureIssue> = errors.by_ref().take(MAX_ISSUES).collect();
-    let rest = errors.count();
+/// there were)"), from the first `MAX_ISSUES` issues and the count of the `rest`.
+fn capped_issues((mut issues, rest): (Vec<FailureIssue>, usize)) -> Vec<FailureIssue> {
     if rest > 0 {
         issues.push(more_issues(rest));
         cap_issues(&mut issues);

@@ -17,6 +17,8 @@
 //!   `<`, and `<name` cut at the end of a text counts as the tag). Make text
 //!   one line before neutralising it, so that what becomes a space was seen.
 
+use std::fmt;
+
 /// What [`one_line`] and [`clip`] append when they cut.
 pub const ELLIPSIS: &str = "…";
 
@@ -49,7 +51,7 @@ pub fn one_line(s: &str, max: usize) -> String {
     if max == 0 {
         return String::new();
     }
-    let s = s.trim_start_matches(|c: char| c.is_whitespace() || breaks_line(c));
+    let s = s.trim_start_matches(blank);
     let mut out = String::with_capacity(s.len().min(max.saturating_mul(4)));
     let mut chars = s.chars();
     let on_line = |c: char| if breaks_line(c) { ' ' } else { c };
@@ -58,10 +60,7 @@ pub fn one_line(s: &str, max: usize) -> String {
     }
     // The `max`th code point is kept when it is the last one but blanks; else its place is the
     // mark's. (Trimming the end first scans only the trailing blanks, from the end.)
-    let mut tail = chars
-        .as_str()
-        .trim_end_matches(|c: char| c.is_whitespace() || breaks_line(c))
-        .chars();
+    let mut tail = chars.as_str().trim_end_matches(blank).chars();
     let cut = match (tail.next(), tail.next()) {
         (Some(last), None) => {
             out.push(on_line(last));
@@ -74,6 +73,72 @@ pub fn one_line(s: &str, max: usize) -> String {
         out.push_str(ELLIPSIS);
     }
     out
+}
+
+/// [`one_line`] of what `value` displays, formatted only as far as decides the result: past the
+/// leading blanks, `max` code points, then up to the first character that is not blank (the
+/// text is then cut). A message quoting a 4 MB value costs about `max` code points, not 4 MB.
+///
+/// Always the same as `one_line(&value.to_string(), max)`, long text or short: what follows the
+/// `max` code points only decides whether the text is cut (it is unless all of it is blank), so
+/// where something that is not blank follows, one non-blank stands for all of it.
+pub fn one_line_of(value: &dyn fmt::Display, max: usize) -> String {
+    if max == 0 {
+        return String::new();
+    }
+    let mut head = Head {
+        text: String::new(),
+        room: max,
+        more: false,
+    };
+    // An error is `Head` stopping early: what `value` would write next cannot change the result.
+    let _ = fmt::write(&mut head, format_args!("{value}"));
+    if head.more {
+        head.text.push_str(ELLIPSIS);
+    }
+    one_line(&head.text, max)
+}
+
+/// The part of a text [`one_line_of`] reads: no leading blanks, then at most `room` code points.
+struct Head {
+    text: String,
+    /// Code points still to keep.
+    room: usize,
+    /// Something not blank follows the kept code points.
+    more: bool,
+}
+
+impl fmt::Write for Head {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        // Leading blanks are never kept, so an empty text is still before the first character.
+        let s = if self.text.is_empty() {
+            s.trim_start_matches(blank)
+        } else {
+            s
+        };
+        let (head, rest) = match s.char_indices().nth(self.room) {
+            Some((at, _)) => {
+                self.room = 0;
+                s.split_at_checked(at).unwrap_or((s, ""))
+            }
+            None => {
+                self.room = self.room.saturating_sub(s.chars().count());
+                (s, "")
+            }
+        };
+        self.text.push_str(head);
+        if rest.chars().all(blank) {
+            Ok(())
+        } else {
+            self.more = true;
+            Err(fmt::Error)
+        }
+    }
+}
+
+/// What [`one_line`] trims from either end.
+fn blank(c: char) -> bool {
+    c.is_whitespace() || breaks_line(c)
 }
 
 /// Turn every tag-like `<name>` or `</name>` of `names` into `&lt;...`: whatever a model might
@@ -285,6 +350,70 @@ mod tests {
         // property is in the code: `take(max)`), and the cut is marked.
         let long = "k".repeat(50_000_000);
         assert_eq!(one_line(&long, 10), format!("{}…", "k".repeat(9)));
+    }
+
+    /// A text written in the given pieces, counting the pieces written.
+    struct Pieces<'a>(&'a [&'a str], std::cell::Cell<usize>);
+
+    impl fmt::Display for Pieces<'_> {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            for piece in self.0 {
+                f.write_str(piece)?;
+                self.1.set(self.1.get() + 1);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn one_line_of_is_one_line_of_the_whole_text() {
+        // Every text of up to 7 characters from blanks, line breaks and others, written whole,
+        // a character at a time, and in two pieces, against every limit up to past its length.
+        let alphabet = ['a', ' ', '\n', 'é'];
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..7 {
+            last = last
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        for text in &texts {
+            let chars: Vec<String> = text.chars().map(String::from).collect();
+            let chars: Vec<&str> = chars.iter().map(String::as_str).collect();
+            let mut ways: Vec<Vec<&str>> = vec![vec![text], chars];
+            for (at, _) in text.char_indices().skip(1) {
+                ways.push(vec![&text[..at], &text[at..]]);
+            }
+            for max in 0..=8 {
+                let expected = one_line(text, max);
+                for way in &ways {
+                    let got = one_line_of(&Pieces(way, Default::default()), max);
+                    assert_eq!(got, expected, "{text:?} in {way:?}, max {max}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn one_line_of_stops_formatting_once_the_result_is_known() {
+        let pieces = vec!["ab"; 1_000_000];
+        let text = Pieces(&pieces, Default::default());
+        assert_eq!(one_line_of(&text, 10), format!("{}…", "ab".repeat(4) + "a"));
+        // Five pieces kept, the sixth decides the cut: not a million.
+        assert_eq!(text.1.get(), 5);
+        // Blanks after the limit are read until something else follows, or the text ends.
+        let blanks = " ".repeat(1_000_000);
+        let cut = Pieces(&["abc", &blanks, "\n", "d", "e"], Default::default());
+        assert_eq!(one_line_of(&cut, 3), "ab…");
+        assert_eq!(cut.1.get(), 3);
+        let whole = Pieces(&["abc", &blanks, "\n"], Default::default());
+        assert_eq!(one_line_of(&whole, 3), "abc");
+        // Leading blanks do not count, however many.
+        let late = Pieces(&[&blanks, "\n", &blanks, "abcd"], Default::default());
+        assert_eq!(one_line_of(&late, 3), "ab…");
+        assert_eq!(one_line_of(&late, 4), "abcd");
     }
 
     #[test]

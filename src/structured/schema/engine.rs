@@ -18,7 +18,7 @@ mod imp {
     use serde_json::Value;
 
     use crate::structured::{FailureIssue, FailureKind, MAX_MESSAGE_CHARS, MAX_PATH_CHARS};
-    use crate::text::one_line;
+    use crate::text::{one_line, one_line_of};
 
     #[derive(Debug)]
     pub struct Validator(jsonschema::Validator);
@@ -36,12 +36,12 @@ mod imp {
             self.0.is_valid(instance)
         }
 
-        /// Every error of `instance`, as report issues (collected by jsonschema in full first).
-        pub fn issues<'i>(
-            &'i self,
-            instance: &'i Value,
-        ) -> impl Iterator<Item = FailureIssue> + 'i {
-            self.0.iter_errors(instance).map(|e| issue(&e))
+        /// The first `listed` errors of `instance` as report issues, and how many more there
+        /// are: counted, not formatted (jsonschema collects every error first).
+        pub fn issues(&self, instance: &Value, listed: usize) -> (Vec<FailureIssue>, usize) {
+            let mut errors = self.0.iter_errors(instance);
+            let issues = errors.by_ref().take(listed).map(|e| issue(&e)).collect();
+            (issues, errors.count())
         }
 
         /// The first error only (cheap where the schema builds no nested error lists).
@@ -55,9 +55,9 @@ mod imp {
         FailureIssue {
             kind: FailureKind::Schema,
             path: one_line(e.instance_path().as_str(), MAX_PATH_CHARS),
-            // jsonschema quotes the whole failing value; a long reply would make one
-            // issue (and the repair prompt quoting it) as long as the reply itself.
-            message: one_line(&e.to_string(), MAX_MESSAGE_CHARS),
+            // jsonschema quotes the whole failing value: formatted only as far as the clip
+            // reads, or every issue of a deep reply would print the reply again.
+            message: one_line_of(e, MAX_MESSAGE_CHARS),
         }
     }
 }
@@ -84,11 +84,8 @@ mod imp {
             true
         }
 
-        pub fn issues<'i>(
-            &'i self,
-            _instance: &'i Value,
-        ) -> impl Iterator<Item = FailureIssue> + 'i {
-            std::iter::empty()
+        pub fn issues(&self, _instance: &Value, _listed: usize) -> (Vec<FailureIssue>, usize) {
+            (Vec::new(), 0)
         }
 
         pub fn first_issue(&self, _instance: &Value) -> Option<FailureIssue> {

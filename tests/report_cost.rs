@@ -1,0 +1,92 @@
+//! What building a failure report allocates, counted by a global allocator (one test, so
+//! nothing else allocates meanwhile): a report quotes parts of the failing value in at most
+//! 100 messages of 300 code points, so it must not cost the value's size once per error.
+// Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
+#![cfg(feature = "validate")]
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use selfheal::CompiledSchema;
+use serde_json::json;
+
+/// Every byte allocated (a `realloc` counts its new size), never decreased.
+static ALLOCATED: AtomicUsize = AtomicUsize::new(0);
+
+struct Counting;
+
+// SAFETY: each method forwards to `System` unchanged; the counter only adds.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATED.fetch_add(layout.size(), Relaxed);
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc`, passed on.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATED.fetch_add(new_size, Relaxed);
+        // SAFETY: the caller's contract for `realloc`, passed on.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+#[test]
+fn a_report_on_a_deep_value_allocates_about_its_messages_not_the_value_per_error() {
+    // The finding: a recursive node whose keywords quote the value they fail (minProperties,
+    // not, enum, and type at the bottom), 125 levels of {"p": 1, "c": …} around a 200 KB
+    // string: 750 errors, most quoting a subtree of about the whole value. Before, each
+    // message was formatted whole and then clipped (0.8 s with a 3.8 MB string), and the
+    // errors past the first 100 were formatted only to be counted.
+    let schema = json!({"$defs": {"n": {
+        "type": "object",
+        "properties": {"p": {"type": "string"}, "c": {"$ref": "#/$defs/n"}},
+        "required": ["q"], "minProperties": 3, "not": {"required": ["p"]},
+        "enum": [1], "const": 2
+    }}, "$ref": "#/$defs/n"});
+    let mut value = json!("é".repeat(100_000));
+    for _ in 0..125 {
+        value = json!({"p": 1, "c": value});
+    }
+    let text_size = serde_json::to_string(&value).unwrap().len();
+    let compiled = CompiledSchema::from_value(schema).unwrap();
+
+    let before = ALLOCATED.load(Relaxed);
+    let report = compiled.validate(&value).unwrap();
+    let allocated = ALLOCATED.load(Relaxed) - before;
+
+    assert_eq!(report.issues.len(), 100);
+    assert_eq!(report.issues[99].path, "");
+    let more: usize = report.issues[99]
+        .message
+        .strip_suffix(" more issues not listed")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(more > 500, "{}", report.issues[99].message);
+    let quoting: Vec<&str> = report
+        .issues
+        .iter()
+        .map(|i| i.message.as_str())
+        .filter(|m| m.starts_with(r#"{"c":{"c":"#) || m.starts_with(r#"{"p":1,"c":"#))
+        .collect();
+    assert!(quoting.len() > 30, "{:?}", report.issues);
+    assert!(quoting
+        .iter()
+        .all(|m| m.chars().count() == 300 && m.ends_with('…')));
+    // jsonschema's 750 errors with their paths, and the messages: 1.1 MB. Before, every
+    // quoting error printed its subtree, about the value's size each time: 230 MB.
+    assert!(
+        allocated < 4_000_000,
+        "{allocated} bytes allocated for a report on a {text_size}-byte value"
+    );
+}
