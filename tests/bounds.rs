@@ -70,6 +70,27 @@ fn a_long_key_over_a_wide_array_gives_a_small_report() {
     assert!(last.contains("not listed"), "{last}");
 }
 
+/// The same with a union over the items: its first error carried every branch's errors, each
+/// with a copy of the value, so the report listed no issue at all; now it names the first.
+#[test]
+fn a_value_too_large_to_list_under_a_union_still_gets_its_first_issue() {
+    let key = "k".repeat(50_000);
+    let reply = serde_json::to_string(&json!({ key.clone(): vec![0; 50_000] })).unwrap();
+    let schema = r#"{"type":"object","additionalProperties":{"type":"array","items":
+        {"anyOf":[{"type":"string"},{"type":"null"}]}}}"#;
+    let report = report_of(parse(&reply, Some(&compile(schema)), &ParseOptions::new()));
+    assert_bounded(&report);
+    assert_eq!(report.issues.len(), 2, "{:?}", report.issues);
+    assert_eq!(report.issues[0].path, format!("/{}…", "k".repeat(198)));
+    assert_eq!(
+        report.issues[0].message,
+        "0 is not valid under any of the schemas listed in the 'anyOf' keyword"
+    );
+    assert!(report.issues[1]
+        .message
+        .contains("further issues were not listed"));
+}
+
 #[test]
 fn a_report_holds_100_issues_then_one_counting_the_rest() {
     let reply = serde_json::to_string(&json!({ "a": vec![0; 250] })).unwrap();

@@ -123,9 +123,6 @@ pub struct CompiledSchema {
     evaluations_per_value: usize,
     /// How many errors one value of an instance can produce at most (see `work`).
     errors_per_value: usize,
-    /// Whether `validate` (the first error) builds no nested error lists (`anyOf`, `oneOf`,
-    /// `not`, `if`, `contains` and the like collect every error of their branches).
-    first_error_is_cheap: bool,
 }
 
 /// The one call into jsonschema, `engine::compile`: a non-generic entry the jsonschema patch adds
@@ -218,7 +215,6 @@ impl CompiledSchema {
             super::work::Work {
                 evaluations_per_value: 1,
                 errors_per_value: 1,
-                first_error_is_cheap: true,
             }
         };
         let canonical = sorted_compact(&value);
@@ -231,7 +227,6 @@ impl CompiledSchema {
             evaluations_per_value: usize::try_from(work.evaluations_per_value)
                 .unwrap_or(usize::MAX),
             errors_per_value: usize::try_from(work.errors_per_value).unwrap_or(usize::MAX),
-            first_error_is_cheap: work.first_error_is_cheap,
         })
     }
 
@@ -290,7 +285,7 @@ impl CompiledSchema {
     /// issues is bounded too: `jsonschema` collects every error of the value, each with its own
     /// copy of its path, before the first can be read, so a value whose errors would take more
     /// than [`ERROR_BUDGET_BYTES`] (a 50,000-character key over 50,000 failing items is 2.5 GB)
-    /// is reported by its first issue alone where that is cheap, and by a count of its parts.
+    /// is reported by its first issue alone, and by a count of its parts.
     pub fn validate(&self, instance: &Value) -> Option<FailureReport> {
         (!self.is_valid(instance)).then(|| self.report_invalid(instance))
     }
@@ -340,13 +335,12 @@ impl CompiledSchema {
         })
     }
 
-    /// The report of a value too large to list every issue of: its first issue where finding
-    /// it builds no nested error lists, then one issue saying what was not listed.
+    /// The report of a value too large to list every issue of: its first issue, then one issue
+    /// saying what was not listed. (`validate` stops at the first error, and selfheal's
+    /// validators build no branch error lists for `anyOf`/`oneOf`: jsonschema patch, item 9.)
     fn first_issue_only(&self, instance: &Value, shape: &Shape) -> Vec<FailureIssue> {
-        let mut issues = Vec::new();
-        if self.first_error_is_cheap {
-            issues.extend(self.validator.first_issue(instance));
-        }
+        let mut issues: Vec<FailureIssue> =
+            self.validator.first_issue(instance).into_iter().collect();
         issues.push(FailureIssue {
             kind: FailureKind::Schema,
             path: String::new(),

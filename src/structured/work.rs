@@ -54,8 +54,6 @@ pub struct Work {
     pub evaluations_per_value: u64,
     /// The same, counting each keyword of each subschema: the most errors one value can give.
     pub errors_per_value: u64,
-    /// No `anyOf`/`oneOf`: the first error is found without building nested error lists.
-    pub first_error_is_cheap: bool,
 }
 
 /// Measure a schema; an error names where the work explodes.
@@ -127,7 +125,6 @@ struct Graph<'a> {
     dag: Vec<Vec<usize>>,
     /// Evaluations and keywords when a node is applied to a value: counts of in-place paths.
     closure: Vec<(u64, u64)>,
-    any_of: bool,
 }
 
 const DEFAULT_BASE: &str = "json-schema:///";
@@ -149,7 +146,6 @@ impl<'a> Graph<'a> {
             topo: Vec::new(),
             dag: Vec::new(),
             closure: Vec::new(),
-            any_of: false,
         };
         g.ids.insert(DEFAULT_BASE.to_string(), 0);
         // Pass 1: every subschema position, with its base URI and resource.
@@ -278,7 +274,6 @@ impl<'a> Graph<'a> {
         let Value::Object(map) = v else {
             return (in_place, descend, own_keys);
         };
-        self.any_of |= map.contains_key("anyOf") || map.contains_key("oneOf");
         for (keyword, sub) in map {
             let k = keyword.as_str();
             if let ("$ref" | "$dynamicRef" | "$recursiveRef", Value::String(r)) = (k, sub) {
@@ -570,7 +565,6 @@ impl<'a> Graph<'a> {
         let mut work = Work {
             evaluations_per_value: 1,
             errors_per_value: 1,
-            first_error_is_cheap: !self.any_of,
         };
         let mut scratch = vec![0u64; self.nodes.len()];
         let mut applied: Vec<(usize, u64)> = vec![(0, 1)];
@@ -993,12 +987,6 @@ mod tests {
         .unwrap();
         assert_eq!(w.evaluations_per_value, 3);
         assert_eq!(w.errors_per_value, 2 + 1 + 2);
-        assert!(w.first_error_is_cheap);
-        assert!(
-            !analyse(&json!({"anyOf": [true]}))
-                .unwrap()
-                .first_error_is_cheap
-        );
         assert_eq!(analyse(&json!(true)).unwrap().evaluations_per_value, 1);
     }
 
