@@ -23,6 +23,11 @@
 //!
 //! The shapes are those BAML's schema-aligned parser documents (`engine/baml-lib/jsonish`),
 //! kept to the lossless ones.
+//!
+//! Coercion is bounded like validation (DESIGN, "Schema-aligned parsing"): one parse looks at
+//! no more than [`MAX_COERCION_WORK`] views (each place's views, and what finding them cost),
+//! and one value gains no more than [`MAX_ADDED_VALUES`] values. When either is spent,
+//! coercion stops and the value is left as it was: the report is that of the reply as written.
 
 mod enums;
 
@@ -32,11 +37,17 @@ use serde_json::{Map, Value};
 use self::enums::EnumIndex;
 use super::fix::{Fix, FixList};
 use super::repair::PathSeg;
-use super::schema::CompiledSchema;
+use super::schema::{count_values, CompiledSchema, MAX_VALIDATION_WORK};
 use super::subschema::Views;
 
 /// How deep coercion follows a value (serde_json's own parse limit).
 const MAX_DEPTH: usize = 128;
+/// The views one parse's coercion may look at, counted as validation's work is (values x
+/// subschemas): 1.9 million items against 60 `anyOf` branches took 25 s without a bound.
+pub(crate) const MAX_COERCION_WORK: usize = MAX_VALIDATION_WORK;
+/// The values one coercion may add (`null`s, wrapping arrays and objects, the values of JSON
+/// read from a string): 1.3 million `{}` with 30 absent nullable fields trapped at 4 GB.
+pub(crate) const MAX_ADDED_VALUES: usize = 100_000;
 
 /// Coercion against one schema for one parse, which may try many candidates: each `enum` or
 /// `const` list met is indexed once (`enums.rs`), not read again for every value.
@@ -45,6 +56,25 @@ pub(crate) struct Coercer<'s> {
     /// The lists indexed so far, and where each is by its address in the schema document.
     enums: Vec<EnumIndex<'s>>,
     by_address: FnvHashMap<usize, usize>,
+    /// What is left of [`MAX_COERCION_WORK`] for this parse.
+    work_left: usize,
+}
+
+/// One value's coercion: the coercions made, the values added, and whether a budget ran out.
+#[derive(Default)]
+struct Pass {
+    fixes: FixList,
+    added: usize,
+    stopped: bool,
+}
+
+impl Pass {
+    /// Counts `n` more values added; false (and stopped) past [`MAX_ADDED_VALUES`].
+    fn add(&mut self, n: usize) -> bool {
+        self.added = self.added.saturating_add(n);
+        self.stopped |= self.added > MAX_ADDED_VALUES;
+        !self.stopped
+    }
 }
 
 impl<'s> Coercer<'s> {
@@ -53,6 +83,7 @@ impl<'s> Coercer<'s> {
             schema,
             enums: Vec::new(),
             by_address: FnvHashMap::default(),
+            work_left: MAX_COERCION_WORK,
         }
     }
 
@@ -60,9 +91,8 @@ impl<'s> Coercer<'s> {
         self.schema
     }
 
-    /// The member of `allowed` that `text` names (see `enums.rs`); `None` when `text` is one
-    /// already or names none. The list is indexed the first time it is met.
-    fn named(&mut self, allowed: &'s [Value], text: &str) -> Option<&'s str> {
+    /// The index of `allowed` (see `enums.rs`), built the first time the list is met.
+    fn index(&mut self, allowed: &'s [Value]) -> Option<&EnumIndex<'s>> {
         // A list is its own place in the schema document (an `enum` array's items, or a `const`
         // value), so its address tells it from the others (empty lists share one, and agree).
         let address = allowed.as_ptr() as usize;
@@ -75,84 +105,119 @@ impl<'s> Coercer<'s> {
                 at
             }
         };
-        self.enums.get(at)?.named(text)
+        self.enums.get(at)
     }
 
-    /// The value aligned with the schema, and the coercions made; `None` when nothing changed.
+    /// Whether `null` is allowed where `views` apply (`type` with `"null"`, or `enum`/`const`).
+    fn accepts_null(&mut self, views: &Views<'s>) -> bool {
+        views.types().contains(&"null")
+            || views
+                .allowed_values()
+                .and_then(|allowed| self.index(allowed))
+                .is_some_and(|index| index.has_null)
+    }
+
+    /// The value aligned with the schema, and the coercions made; `None` when nothing changed
+    /// or a budget ran out (see the module doc).
     pub(crate) fn coerce(&mut self, value: &Value) -> Option<(Value, FixList)> {
-        let mut fixes = FixList::default();
+        let mut pass = Pass::default();
         let views = Views::root(self.schema.doc());
-        let out = self.align(value.clone(), &views, &mut fixes, 0);
-        let changed = fixes.iter().next().is_some();
-        changed.then_some((out, fixes))
+        if !self.spend(&views, &mut pass) {
+            return None;
+        }
+        let out = self.align(value.clone(), &views, &mut pass, 0);
+        let changed = pass.fixes.iter().next().is_some();
+        (changed && !pass.stopped).then_some((out, pass.fixes))
     }
 
-    fn align(
-        &mut self,
-        value: Value,
-        views: &Views<'s>,
-        fixes: &mut FixList,
-        depth: usize,
-    ) -> Value {
-        if depth > MAX_DEPTH {
+    /// Charges finding `views` to this parse's work; false (and `pass` stopped) when spent.
+    fn spend(&mut self, views: &Views<'s>, pass: &mut Pass) -> bool {
+        match self.work_left.checked_sub(views.cost().saturating_add(1)) {
+            Some(left) => self.work_left = left,
+            None => {
+                self.work_left = 0;
+                pass.stopped = true;
+            }
+        }
+        !pass.stopped
+    }
+
+    /// The views one step down, charged; `None` once a budget has run out.
+    fn child(&mut self, views: &Views<'s>, seg: &PathSeg, pass: &mut Pass) -> Option<Views<'s>> {
+        if pass.stopped {
+            return None;
+        }
+        let child = views.child(seg);
+        self.spend(&child, pass).then_some(child)
+    }
+
+    fn align(&mut self, value: Value, views: &Views<'s>, pass: &mut Pass, depth: usize) -> Value {
+        if depth > MAX_DEPTH || pass.stopped {
             return value;
         }
         let value = match (value, views.allowed_values()) {
-            (Value::String(text), Some(allowed)) => match self.named(allowed, &text) {
-                Some(found) => {
-                    fixes.add(Fix::CoerceEnum);
-                    Value::String(found.to_owned())
+            (Value::String(text), Some(allowed)) => {
+                match self.index(allowed).and_then(|index| index.named(&text)) {
+                    Some(found) => {
+                        pass.fixes.add(Fix::CoerceEnum);
+                        Value::String(found.to_owned())
+                    }
+                    None => Value::String(text),
                 }
-                None => Value::String(text),
-            },
+            }
             (value, _) => value,
         };
         let types = views.types();
         let value = if types.is_empty() || types.iter().any(|t| is_type(t, &value)) {
             value
         } else {
-            convert(value, &types, views, fixes)
+            convert(value, &types, views, pass)
         };
         match value {
-            Value::Object(members) => {
-                let mut out = Map::new();
-                for (key, v) in members {
-                    let child = views.child(&PathSeg::Key(key.clone()));
-                    let v = self.align(v, &child, fixes, depth + 1);
-                    out.insert(key, v);
+            Value::Object(mut members) => {
+                for (key, v) in members.iter_mut() {
+                    let Some(child) = self.child(views, &PathSeg::Key(key.clone()), pass) else {
+                        break;
+                    };
+                    *v = self.align(std::mem::take(v), &child, pass, depth + 1);
                 }
+                // A name repeated by several views is looked at again, unless now present.
                 for name in views.required() {
-                    if !out.contains_key(name)
-                        && views.child(&PathSeg::Key(name.to_string())).accepts_null()
-                    {
-                        out.insert(name.to_string(), Value::Null);
-                        fixes.add(Fix::CoerceNull);
+                    if members.contains_key(name) {
+                        continue;
+                    }
+                    let Some(child) = self.child(views, &PathSeg::Key(name.to_string()), pass)
+                    else {
+                        break;
+                    };
+                    if self.accepts_null(&child) && pass.add(1) {
+                        members.insert(name.to_string(), Value::Null);
+                        pass.fixes.add(Fix::CoerceNull);
                     }
                 }
-                Value::Object(out)
+                Value::Object(members)
             }
-            Value::Array(items) => Value::Array(
-                items
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        let child = views.child(&PathSeg::Index(i));
-                        self.align(v, &child, fixes, depth + 1)
-                    })
-                    .collect(),
-            ),
+            Value::Array(mut items) => {
+                for (i, v) in items.iter_mut().enumerate() {
+                    let Some(child) = self.child(views, &PathSeg::Index(i), pass) else {
+                        break;
+                    };
+                    *v = self.align(std::mem::take(v), &child, pass, depth + 1);
+                }
+                Value::Array(items)
+            }
             other => other,
         }
     }
 }
 
 /// A value whose JSON type the schema does not allow here, turned into one it does.
-fn convert(value: Value, types: &[&str], views: &Views<'_>, fixes: &mut FixList) -> Value {
+fn convert(value: Value, types: &[&str], views: &Views<'_>, pass: &mut Pass) -> Value {
     if let Value::String(text) = &value {
         let wants = |t: &str| types.contains(&t);
         if wants("integer") || wants("number") {
             if let Some(n) = number_from_text(text, !wants("number")) {
-                fixes.add(Fix::CoerceNumber);
+                pass.fixes.add(Fix::CoerceNumber);
                 return n;
             }
         }
@@ -160,7 +225,7 @@ fn convert(value: Value, types: &[&str], views: &Views<'_>, fixes: &mut FixList)
             let t = text.trim();
             for (word, b) in [("true", true), ("false", false)] {
                 if t.eq_ignore_ascii_case(word) {
-                    fixes.add(Fix::CoerceBoolean);
+                    pass.fixes.add(Fix::CoerceBoolean);
                     return Value::Bool(b);
                 }
             }
@@ -168,21 +233,25 @@ fn convert(value: Value, types: &[&str], views: &Views<'_>, fixes: &mut FixList)
         if wants("object") || wants("array") {
             if let Ok(inner) = selfheal_hot::parse_value(text.trim()) {
                 if (inner.is_object() && wants("object")) || (inner.is_array() && wants("array")) {
-                    fixes.add(Fix::StringEncodedJson);
+                    // The values read, less the string they replace.
+                    if !pass.add(count_values(&inner, MAX_ADDED_VALUES.saturating_add(2)) - 1) {
+                        return value;
+                    }
+                    pass.fixes.add(Fix::StringEncodedJson);
                     return inner;
                 }
             }
         }
     }
-    if types.contains(&"array") && !value.is_array() {
-        fixes.add(Fix::CoerceArray);
+    if types.contains(&"array") && !value.is_array() && pass.add(1) {
+        pass.fixes.add(Fix::CoerceArray);
         return Value::Array(vec![value]);
     }
     if types.contains(&"object") && !value.is_object() {
-        if let [only] = views.property_names().as_slice() {
-            fixes.add(Fix::CoerceObject);
+        if let Some(only) = views.only_property().filter(|_| pass.add(1)) {
+            pass.fixes.add(Fix::CoerceObject);
             let mut one = Map::new();
-            one.insert((*only).to_string(), value);
+            one.insert(only.to_string(), value);
             return Value::Object(one);
         }
     }

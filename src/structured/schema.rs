@@ -502,7 +502,7 @@ fn decimal_len(mut n: usize) -> usize {
 pub const MAX_VALIDATION_WORK: usize = 4_000_000;
 
 /// The number of values in `value`, counting no further than `stop`.
-fn count_values(value: &Value, stop: usize) -> usize {
+pub(crate) fn count_values(value: &Value, stop: usize) -> usize {
     let mut count = 1usize;
     let mut stack = vec![Children::of(value)];
     while let Some(children) = stack.last_mut() {

@@ -10,7 +10,8 @@
 //! `patternProperties` is not matched (its regexes are jsonschema's business), so a member
 //! only it describes has no view: the answers are then the cautious ones (no string expected,
 //! nothing to coerce to). Everything is bounded: at most [`MAX_VIEWS`] views and [`MAX_HOPS`]
-//! references followed per place, so a cyclic or huge schema costs little.
+//! references followed per place, so a cyclic or huge schema costs little; and each place's
+//! views say what finding them cost ([`Views::cost`]), which coercion charges to its budget.
 
 use serde_json::Value;
 
@@ -42,6 +43,8 @@ struct View<'s> {
 pub(crate) struct Views<'s> {
     doc: Doc<'s>,
     list: Vec<View<'s>>,
+    /// See [`Views::cost`].
+    cost: usize,
 }
 
 impl<'s> Views<'s> {
@@ -55,6 +58,7 @@ impl<'s> Views<'s> {
         let mut views = Views {
             doc,
             list: Vec::new(),
+            cost: 0,
         };
         views.expand(View {
             schema: doc.root,
@@ -69,6 +73,7 @@ impl<'s> Views<'s> {
         let mut next = Views {
             doc: self.doc,
             list: Vec::new(),
+            cost: self.list.len(),
         };
         for view in &self.list {
             let under = |schema: &'s Value| View { schema, ..*view };
@@ -91,6 +96,7 @@ impl<'s> Views<'s> {
             if self.list.len() >= MAX_VIEWS {
                 return;
             }
+            self.cost += 1;
             if !view.schema.is_object() {
                 continue;
             }
@@ -113,7 +119,7 @@ impl<'s> Views<'s> {
 
     /// The schema a `$ref` names: `#/json/pointer`, `#anchor`, or a registered document
     /// (an absolute URI, or one relative to the current base), with an optional fragment.
-    fn resolve(&self, from: View<'s>, reference: &str) -> Option<View<'s>> {
+    fn resolve(&mut self, from: View<'s>, reference: &str) -> Option<View<'s>> {
         let (uri, fragment) = reference.split_once('#').unwrap_or((reference, ""));
         let (doc, base) = if uri.is_empty() {
             (from.doc, from.base)
@@ -121,6 +127,7 @@ impl<'s> Views<'s> {
             let absolute = join(from.base, uri);
             let trimmed = absolute.trim_end_matches('#');
             let root_id = self.doc.root.get("$id").and_then(Value::as_str);
+            self.cost += self.doc.resources.len();
             if let Some((key, value)) = self
                 .doc
                 .resources
@@ -139,7 +146,7 @@ impl<'s> Views<'s> {
         } else if fragment.starts_with('/') {
             doc.pointer(&percent_decode(fragment))?
         } else {
-            find_anchor(doc, fragment)?
+            find_anchor(doc, fragment, &mut self.cost)?
         };
         Some(View { schema, doc, base })
     }
@@ -191,47 +198,33 @@ impl<'s> Views<'s> {
         })
     }
 
-    /// Whether `null` is allowed here by some view (`type` with `"null"`, or `enum`/`const`).
-    pub(crate) fn accepts_null(&self) -> bool {
-        self.types().contains(&"null")
-            || self
-                .allowed_values()
-                .is_some_and(|values| values.iter().any(|v| v.is_null()))
+    /// What finding these views cost: views of the place above read, schemas expanded,
+    /// nodes searched for an `$anchor`, resources compared.
+    pub(crate) fn cost(&self) -> usize {
+        self.cost
     }
 
-    /// Member names every view with `required` lists, in order, without repeats.
-    pub(crate) fn required(&self) -> Vec<&'s str> {
-        let mut out: Vec<&'s str> = Vec::new();
-        for v in &self.list {
-            for name in v
-                .schema
+    /// The member names each view's `required` lists, view by view (a name may repeat).
+    pub(crate) fn required(&self) -> impl Iterator<Item = &'s str> + '_ {
+        self.list.iter().flat_map(|v| {
+            v.schema
                 .get("required")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
                 .filter_map(Value::as_str)
-            {
-                if !out.contains(&name) {
-                    out.push(name);
-                }
-            }
-        }
-        out
+        })
     }
 
-    /// The member names `properties` declares, over all views, in order, without repeats.
-    pub(crate) fn property_names(&self) -> Vec<&'s str> {
-        let mut out: Vec<&'s str> = Vec::new();
-        for v in &self.list {
-            if let Some(props) = v.schema.get("properties").and_then(Value::as_object) {
-                for name in props.keys() {
-                    if !out.contains(&name.as_str()) {
-                        out.push(name);
-                    }
-                }
-            }
-        }
-        out
+    /// The member name `properties` declares, when the views declare exactly one.
+    pub(crate) fn only_property(&self) -> Option<&'s str> {
+        let mut names = self
+            .list
+            .iter()
+            .filter_map(|v| v.schema.get("properties").and_then(Value::as_object))
+            .flat_map(|props| props.keys());
+        let first = names.next()?;
+        names.all(|name| name == first).then_some(first.as_str())
     }
 }
 
@@ -296,12 +289,14 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
 
-/// The subschema with `"$anchor": name` in `doc` (breadth first, bounded).
-fn find_anchor<'s>(doc: &'s Value, name: &str) -> Option<&'s Value> {
+/// The subschema with `"$anchor": name` in `doc` (breadth first, bounded); `cost` counts the
+/// nodes read.
+fn find_anchor<'s>(doc: &'s Value, name: &str, cost: &mut usize) -> Option<&'s Value> {
     let mut queue = std::collections::VecDeque::from([doc]);
     let mut seen = 0;
     while let Some(v) = queue.pop_front() {
         seen += 1;
+        *cost += 1;
         if seen > 10_000 {
             return None;
         }

@@ -30,6 +30,8 @@ pub(super) struct EnumIndex<'s> {
     /// (in schema order): looked up by [`EnumIndex::lowercased`], read as a trie by
     /// [`EnumIndex::prefixes`].
     lowered: Vec<(String, Vec<usize>)>,
+    /// Whether `null` is a member.
+    pub(super) has_null: bool,
 }
 
 impl<'s> EnumIndex<'s> {
@@ -54,7 +56,12 @@ impl<'s> EnumIndex<'s> {
                 Some((word, std::mem::take(list)))
             })
             .collect();
-        EnumIndex { names, lowered }
+        let has_null = allowed.iter().any(Value::is_null);
+        EnumIndex {
+            names,
+            lowered,
+            has_null,
+        }
     }
 
     /// The member `text` names, when it is not one itself: the only one equal to it ignoring
