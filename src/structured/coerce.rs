@@ -24,7 +24,9 @@
 //! The shapes are those BAML's schema-aligned parser documents (`engine/baml-lib/jsonish`),
 //! kept to the lossless ones.
 //!
-//! Coercion is bounded like validation (DESIGN, "Schema-aligned parsing"): one parse looks at
+//! Coercion is bounded like validation (DESIGN, "Schema-aligned parsing"). A value too large to
+//! be validated (the schema's work limit) is not coerced: coercion only adds values, so it
+//! could not be validated either. One parse looks at
 //! no more than [`MAX_COERCION_WORK`] views (each place's views, and what finding them cost),
 //! and one value gains no more than [`MAX_ADDED_VALUES`] values. When either is spent,
 //! coercion stops and the value is left as it was: the report is that of the reply as written.
@@ -117,9 +119,12 @@ impl<'s> Coercer<'s> {
                 .is_some_and(|index| index.has_null)
     }
 
-    /// The value aligned with the schema, and the coercions made; `None` when nothing changed
-    /// or a budget ran out (see the module doc).
+    /// The value aligned with the schema, and the coercions made; `None` when nothing changed,
+    /// a budget ran out, or the value is above the validation work limit (see the module doc).
     pub(crate) fn coerce(&mut self, value: &Value) -> Option<(Value, FixList)> {
+        if !self.schema.within_work_limit(value) {
+            return None;
+        }
         let mut pass = Pass::default();
         let views = Views::root(self.schema.doc());
         if !self.spend(&views, &mut pass) {
@@ -408,4 +413,30 @@ fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
     // `1e-400` reads as 0: every digit lost.
     let underflow = f == 0.0 && significant > 0;
     (significant <= 15 && !underflow).then_some(value)
+}
+
+#[cfg(all(test, feature = "validate"))]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_value_above_the_validation_work_limit_is_not_coerced() {
+        // Outside review, finding 3: 1.9 million items against 8 `anyOf` branches, refused by
+        // the validation work limit, were still coerced (3.4 s) to fail validation again.
+        let branch = json!({"type": "object", "properties": {"kind": {"const": "a"}}});
+        let schema = json!({"type": "array", "items": {"anyOf": vec![branch; 8]}});
+        let schema = CompiledSchema::from_value(schema).unwrap();
+        let most = MAX_VALIDATION_WORK / schema.evaluations_per_value();
+        let mut coercer = Coercer::new(&schema);
+        let over = json!(vec![1; most]);
+        assert!(!schema.within_work_limit(&over));
+        assert!(coercer.coerce(&over).is_none());
+        assert_eq!(coercer.work_left, MAX_COERCION_WORK, "nothing looked at");
+        // A smaller one is coerced (each 1 wrapped as `{"kind": 1}`).
+        let within = json!(vec![1; 1000]);
+        assert!(coercer.coerce(&within).is_some());
+        assert!(coercer.work_left < MAX_COERCION_WORK);
+    }
 }

@@ -272,6 +272,11 @@ impl CompiledSchema {
         self.too_much_work(instance).is_none() && self.validator.is_valid(instance)
     }
 
+    /// Whether `instance` is small enough to be validated (see [`MAX_VALIDATION_WORK`]).
+    pub(crate) fn within_work_limit(&self, instance: &Value) -> bool {
+        self.too_much_work(instance).is_none()
+    }
+
     /// The most subschemas the schema applies to one value (see [`super::work`]), at most
     /// [`super::work::MAX_EVALUATIONS_PER_VALUE`]: a larger schema does not compile.
     pub fn evaluations_per_value(&self) -> usize {
