@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::coerce::Coercer;
 use super::fix::{Fix, FixList};
 use super::repair::{each_candidate, BareWords, Candidate, Verdict};
-use super::subschema::Views;
+use super::subschema::{Anchors, Views};
 use super::{CompiledSchema, FailureReport, ParseOptions, Parsed};
 
 /// The first candidate of `raw` (which is not strict JSON as a whole) that passes `schema`.
@@ -157,7 +157,7 @@ pub(crate) fn strict_failed(
 /// as that text (`12,111` -> 12111, which read as JSON is the list `12, 111`).
 fn whole_reply_as_scalar(raw: &str, coercer: &mut Coercer<'_>) -> Option<Parsed> {
     let schema = coercer.schema();
-    let types = Views::root(schema.doc()).types();
+    let types = Views::root(schema.doc(), &mut Anchors::default()).types();
     if !types
         .iter()
         .any(|t| matches!(*t, "number" | "integer" | "boolean"))
@@ -226,9 +226,10 @@ fn bare_words_fit(schema: Option<&CompiledSchema>, words: &BareWords) -> bool {
     let Some(schema) = schema else {
         return false;
     };
+    let mut anchors = Anchors::default();
     words.all_fit(
-        Views::root(schema.doc()),
-        |views, seg| views.child(seg),
+        Views::root(schema.doc(), &mut anchors),
+        |views, seg| views.child(seg, &mut anchors),
         Views::accepts_string,
     )
 }

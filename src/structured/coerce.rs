@@ -40,7 +40,7 @@ use self::enums::EnumIndex;
 use super::fix::{Fix, FixList};
 use super::repair::PathSeg;
 use super::schema::{count_values, CompiledSchema, MAX_VALIDATION_WORK};
-use super::subschema::Views;
+use super::subschema::{Anchors, Views};
 
 /// How deep coercion follows a value (serde_json's own parse limit).
 const MAX_DEPTH: usize = 128;
@@ -60,6 +60,7 @@ pub(crate) struct Coercer<'s> {
     by_address: FnvHashMap<usize, usize>,
     /// What is left of [`MAX_COERCION_WORK`] for this parse.
     work_left: usize,
+    anchors: Anchors<'s>,
 }
 
 /// One value's coercion: the coercions made, the values added, and whether a budget ran out.
@@ -86,6 +87,7 @@ impl<'s> Coercer<'s> {
             enums: Vec::new(),
             by_address: FnvHashMap::default(),
             work_left: MAX_COERCION_WORK,
+            anchors: Anchors::default(),
         }
     }
 
@@ -126,7 +128,7 @@ impl<'s> Coercer<'s> {
             return None;
         }
         let mut pass = Pass::default();
-        let views = Views::root(self.schema.doc());
+        let views = Views::root(self.schema.doc(), &mut self.anchors);
         if !self.spend(&views, &mut pass) {
             return None;
         }
@@ -152,7 +154,7 @@ impl<'s> Coercer<'s> {
         if pass.stopped {
             return None;
         }
-        let child = views.child(seg);
+        let child = views.child(seg, &mut self.anchors);
         self.spend(&child, pass).then_some(child)
     }
 
