@@ -166,7 +166,7 @@ fn whole_reply_as_scalar(raw: &str, coercer: &mut Coercer<'_>) -> Option<Parsed>
     }
     let text = raw.trim();
     let value = Value::String(text.to_string());
-    let (aligned, fixes) = coercer.coerce(&value)?;
+    let (aligned, fixes) = coercer.coerce(value)?;
     if !schema.is_valid(&aligned) {
         return None;
     }
@@ -205,17 +205,21 @@ fn accept(
     if schema.is_valid(&value) {
         return Ok(Parsed::ok(value, fixes.clone().into_vec(), text));
     }
-    if let Some(coercer) = coercer {
-        if let Some((aligned, more)) = coercer.coerce(&value) {
-            if schema.is_valid(&aligned) {
-                let mut all = fixes.clone();
-                all.extend(more.iter());
-                let text = serde_json::to_string(&aligned).unwrap_or(text);
-                return Ok(Parsed::ok(aligned, all.into_vec(), text));
-            }
+    // A value too large to validate is not coerced (`Coercer::coerce`): no copy of it either.
+    let Some(coercer) = coercer.filter(|_| schema.within_work_limit(&value)) else {
+        return Err(report.then(|| schema.report_invalid(&value)));
+    };
+    // Coercion changes the value in place; a copy is kept only for the report.
+    let written = report.then(|| value.clone());
+    if let Some((aligned, more)) = coercer.coerce(value) {
+        if schema.is_valid(&aligned) {
+            let mut all = fixes.clone();
+            all.extend(more.iter());
+            let text = serde_json::to_string(&aligned).unwrap_or(text);
+            return Ok(Parsed::ok(aligned, all.into_vec(), text));
         }
     }
-    Err(report.then(|| schema.report_invalid(&value)))
+    Err(written.map(|value| schema.report_invalid(&value)))
 }
 
 /// Whether the schema expects a string at every place a bare word was quoted.

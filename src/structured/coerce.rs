@@ -26,10 +26,10 @@
 //!
 //! Coercion is bounded like validation (DESIGN, "Schema-aligned parsing"). A value too large to
 //! be validated (the schema's work limit) is not coerced: coercion only adds values, so it
-//! could not be validated either. One parse looks at
-//! no more than [`MAX_COERCION_WORK`] views (each place's views, and what finding them cost),
-//! and one value gains no more than [`MAX_ADDED_VALUES`] values. When either is spent,
-//! coercion stops and the value is left as it was: the report is that of the reply as written.
+//! could not be validated either. One parse looks at no more than [`MAX_COERCION_WORK`] views
+//! (each place's views, and what finding them cost), and one value gains no more than
+//! [`MAX_ADDED_VALUES`] values. When either is spent, coercion stops and the value is left as
+//! it was: the report is that of the reply as written.
 
 mod enums;
 
@@ -123,8 +123,9 @@ impl<'s> Coercer<'s> {
 
     /// The value aligned with the schema, and the coercions made; `None` when nothing changed,
     /// a budget ran out, or the value is above the validation work limit (see the module doc).
-    pub(crate) fn coerce(&mut self, value: &Value) -> Option<(Value, FixList)> {
-        if !self.schema.within_work_limit(value) {
+    /// The value is changed in place: a caller that needs it as written keeps a copy.
+    pub(crate) fn coerce(&mut self, value: Value) -> Option<(Value, FixList)> {
+        if !self.schema.within_work_limit(&value) {
             return None;
         }
         let mut pass = Pass::default();
@@ -132,7 +133,7 @@ impl<'s> Coercer<'s> {
         if !self.spend(&views, &mut pass) {
             return None;
         }
-        let out = self.align(value.clone(), &views, &mut pass, 0);
+        let out = self.align(value, &views, &mut pass, 0);
         let changed = pass.fixes.iter().next().is_some();
         (changed && !pass.stopped).then_some((out, pass.fixes))
     }
@@ -434,11 +435,11 @@ mod tests {
         let mut coercer = Coercer::new(&schema);
         let over = json!(vec![1; most]);
         assert!(!schema.within_work_limit(&over));
-        assert!(coercer.coerce(&over).is_none());
+        assert!(coercer.coerce(over).is_none());
         assert_eq!(coercer.work_left, MAX_COERCION_WORK, "nothing looked at");
         // A smaller one is coerced (each 1 wrapped as `{"kind": 1}`).
         let within = json!(vec![1; 1000]);
-        assert!(coercer.coerce(&within).is_some());
+        assert!(coercer.coerce(within).is_some());
         assert!(coercer.work_left < MAX_COERCION_WORK);
     }
 }

@@ -4,6 +4,8 @@
 // tests/json_schema_suite.rs); here: field names, defaults, errors, output shapes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 import { Schema, parseStructured, repairJson, RepairLoop } from '../../pkg/selfheal.js';
 import { NOW, baseOptions, reply, throwsNaming, revokedProxy } from './helpers.mjs';
@@ -99,4 +101,35 @@ test('bare words only where the schema expects a string', () => {
     { ok: true, value: { city: 'Paris' }, fixes: ['unquoted-key', 'unquoted-string'] });
   assert.equal(repairJson('{city: Paris}'), null);
   assert.equal(parseStructured({ type: 'object', properties: { city: { type: 'number' } } }, '{city: Paris}').ok, false);
+});
+
+// The wasm memory after `call` (its peak: it never shrinks), in MB, in a fresh process as
+// scripts/limits.mjs measures it.
+function peakMb(call) {
+  const pkg = fileURLToPath(new URL('../../pkg/selfheal.js', import.meta.url));
+  const source = `
+    const Real = WebAssembly.Instance; let instance;
+    WebAssembly.Instance = new Proxy(Real, { construct(t, a, n) { const c = Reflect.construct(t, a, n); instance ??= c; return c; } });
+    const s = require(${JSON.stringify(pkg)});
+    WebAssembly.Instance = Real;
+    (${call})(s);
+    console.log(instance.exports.memory.buffer.byteLength / 2 ** 20);`;
+  const out = spawnSync(process.execPath, ['-e', source], { encoding: 'utf8' });
+  assert.equal(out.status, 0, out.stderr);
+  return Number(out.stdout.trim());
+}
+
+test('coerce: a large reply takes no more wasm memory than without coerce', () => {
+  // Outside review, finding 3: 1.9 million 1s where one-property objects are expected. Each was
+  // wrapped (719 MB), then, with the bounds, a copy of the reply was still made before
+  // coercing it (+25 MB); now the reply is coerced in place and left as written when the
+  // budget of added values ends.
+  const run = (coerce) => `(s) => {
+    const schema = { type: 'array', items: { type: 'object', properties: { v: { type: 'integer' } } } };
+    const r = new s.Schema(schema).parse('[' + Array(1.9e6).fill(1) + ']', { coerce: ${coerce} });
+    if (r.ok) throw new Error('coerced');
+  }`;
+  const without = peakMb(run(false));
+  const coerced = peakMb(run(true));
+  assert.ok(coerced <= without + 4, `${coerced} MB with coerce, ${without} MB without`);
 });
