@@ -96,6 +96,18 @@ const CASES = {
     const out = {}; for (const [pattern, c] of cases) { const schema = new s.Schema({ type: "string", pattern }); const reply = JSON.stringify(c.repeat(3.9e6));
       const t = now(); const r = schema.parse(reply); out[pattern] = Math.round(now() - t) + " ms" + (r.report?.issues[0]?.message.includes("could not be checked") ? " (refused)" : ""); }
     return out;`],
+  "unique-nested": ["uniqueItems: 20,000 distinct arrays of 17 empty or one-item arrays (1.34 MB), which upstream's hash put in one bucket", `
+    const items = []; for (let i = 0; i < 20000; i++) items.push("[" + [...i.toString(2).padStart(17, "0")].map((b) => b === "0" ? "[]" : "[[]]").join(",") + "]");
+    const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
+    const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "unique-u64": ["uniqueItems: 190,000 distinct integers 2^63 + i (3.8 MB), which upstream hashed by their nearest f64", `
+    const items = []; for (let i = 0n; i < 190000n; i++) items.push(String(2n ** 63n + i));
+    const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
+    const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "unique-objects-4m": ["uniqueItems: 4 MB of distinct small objects, keys in two orders (the common shape, at the largest reply)", `
+    const items = []; let size = 2; for (let i = 0; size < 4e6 - 40; i++) { const item = i % 2 ? '{"id":' + i + ',"name":"n' + i + '"}' : '{"name":"n' + i + '","id":' + i + "}"; items.push(item); size += item.length + 1; }
+    const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
+    const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
 };
 
 const PRELUDE = `

@@ -5,7 +5,8 @@
 //! resort (`fraction`'s big rationals) the patch computes without big integers; and the
 //! meta-validation prefilter (a 2020-12 schema it says certainly conforms skips the
 //! meta-validator) against the meta-validator itself; `anyOf`/`oneOf` errors through selfheal's
-//! entry against upstream's (the same message and path, no branch errors).
+//! entry against upstream's (the same message and path, no branch errors); `uniqueItems` against
+//! upstream's `jsonschema_value::unique::is_unique`, with the pairs it compares counted.
 // Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
 #![cfg(feature = "validate")]
 #![cfg(not(target_arch = "wasm32"))]
@@ -701,4 +702,157 @@ fn a_recursive_union_over_a_deep_failing_value_is_reported_by_its_first_level() 
     assert!(report.issues[0]
         .message
         .starts_with("{\"child\":{\"child\":"));
+}
+
+/// Finding 4's reply: arrays of 17 empty or one-item arrays, all distinct, which upstream's hash
+/// puts in one bucket (an array hashes as its items' hashes run together, and `[]` adds nothing).
+fn nested_alike(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let bits = (0..17).rev().map(|bit| {
+                if i >> bit & 1 == 1 {
+                    json!([[]])
+                } else {
+                    json!([])
+                }
+            });
+            Value::Array(bits.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn unique_items_compares_only_items_that_hash_alike() {
+    // Item 9: upstream compared every pair of these (20,000 items: 2e8 comparisons, 14.6 s).
+    let n = 20_000;
+    let nested = nested_alike(n);
+    // Integers 2^63 + i, one `f64` apart: upstream hashed them by that `f64`.
+    let big: Vec<Value> = (0..n as u64).map(|i| json!((1u64 << 63) + i)).collect();
+    // The same members in two orders, and `1` written as `1.0`: equal, so hashed alike.
+    let objects: Vec<Value> = (0..n)
+        .map(|i| match i % 2 {
+            0 => json!({"id": i, "tags": [i % 7, "a"]}),
+            _ => json!({"tags": [i % 7, "a"], "id": i}),
+        })
+        .collect();
+    let schema = CompiledSchema::from_value(json!({"type": "array", "uniqueItems": true})).unwrap();
+    for items in [nested, big, objects] {
+        assert_eq!(
+            jsonschema::__selfheal_unique_items(&items, false),
+            (true, 0)
+        );
+        assert!(schema.validate(&Value::Array(items.clone())).is_none());
+        // A repeated item is compared with its first copy and nothing else.
+        let mut repeated = items.clone();
+        repeated.push(match &items[n / 3] {
+            Value::Object(map) => Value::Object(map.clone().into_iter().rev().collect()),
+            other => other.clone(),
+        });
+        assert_eq!(
+            jsonschema::__selfheal_unique_items(&repeated, false),
+            (false, 1)
+        );
+        assert!(schema.validate(&Value::Array(repeated)).is_some());
+    }
+    // Whatever shares a hash is compared in full: every pair when all hash alike.
+    let few = nested_alike(300);
+    assert_eq!(
+        jsonschema::__selfheal_unique_items(&few, true),
+        (true, 300 * 299 / 2)
+    );
+}
+
+#[test]
+fn unique_items_answers_as_upstream_does() {
+    let leaves: Vec<Value> = [
+        "null",
+        "true",
+        "false",
+        "0",
+        "-0.0",
+        "0.0",
+        "1",
+        "1.0",
+        "-1",
+        "-1.0",
+        "0.5",
+        "-0.5",
+        "1e300",
+        "-1e300",
+        "9223372036854775807",
+        "9223372036854775808",
+        "9223372036854775808.0",
+        "9223372036854775809",
+        "-9223372036854775808",
+        "-9223372036854775808.0",
+        "18446744073709551615",
+        "18446744073709551616.0",
+        "18446744073709551615.0",
+        "4503599627370496.5",
+        "\"\"",
+        "\"a\"",
+        "\"1\"",
+        "[]",
+        "{}",
+    ]
+    .iter()
+    .map(|text| serde_json::from_str(text).unwrap())
+    .collect();
+    let mut gen = Gen(0x756e_6971);
+    fn value(gen: &mut Gen, leaves: &[Value], depth: usize) -> Value {
+        match if depth > 2 { 0 } else { gen.below(4) } {
+            0 => leaves[gen.below(leaves.len())].clone(),
+            // Small numbers, whole ones written either way: `3` and `3.0` are equal.
+            1 => match gen.below(3) {
+                0 => json!(gen.below(1000)),
+                1 => json!(gen.below(1000) as f64),
+                _ => json!(gen.below(1000) as f64 / 4.0 - 125.0),
+            },
+            2 => Value::Array(
+                (0..gen.below(4))
+                    .map(|_| value(gen, leaves, depth + 1))
+                    .collect(),
+            ),
+            _ => {
+                // Keys in any order, so that equal objects are often written differently.
+                let mut keys = vec!["a", "b", "c"];
+                for i in (1..keys.len()).rev() {
+                    keys.swap(i, gen.below(i + 1));
+                }
+                keys.truncate(gen.below(4));
+                let members = keys
+                    .into_iter()
+                    .map(|key| (key.to_owned(), value(gen, leaves, depth + 1)));
+                Value::Object(members.collect())
+            }
+        }
+    }
+    let schema = CompiledSchema::from_value(json!({"uniqueItems": true})).unwrap();
+    let (mut unique, mut repeated) = (0, 0);
+    for round in 0..4_000 {
+        let len = 16 + gen.below(if round % 4 == 0 { 40 } else { 2 });
+        let items: Vec<Value> = (0..len).map(|_| value(&mut gen, &leaves, 0)).collect();
+        let expected = jsonschema_value::unique::is_unique(&items);
+        let array = Value::Array(items.clone());
+        assert_eq!(
+            jsonschema::__selfheal_unique_items(&items, false).0,
+            expected,
+            "{array}"
+        );
+        assert_eq!(
+            jsonschema::__selfheal_unique_items(&items, true).0,
+            expected,
+            "{array}"
+        );
+        assert_eq!(schema.validate(&array).is_none(), expected, "{array}");
+        if expected {
+            unique += 1;
+        } else {
+            repeated += 1;
+        }
+    }
+    assert!(
+        unique > 800 && repeated > 800,
+        "{unique} unique, {repeated} repeated"
+    );
 }

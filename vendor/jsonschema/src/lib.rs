@@ -1344,6 +1344,9 @@ pub mod json {
 }
 mod http;
 mod keywords;
+// selfheal patch: `uniqueItems` sorted rather than hashed; its test hook.
+#[doc(hidden)]
+pub use keywords::unique_items::__selfheal_unique_items;
 #[cfg(all(feature = "macros", not(target_family = "wasm")))]
 mod meta_codegen;
 // selfheal patch: meta-validation skipped for 2020-12 schemas that certainly conform.
