@@ -108,6 +108,16 @@ const CASES = {
     const items = []; let size = 2; for (let i = 0; size < 4e6 - 40; i++) { const item = i % 2 ? '{"id":' + i + ',"name":"n' + i + '"}' : '{"name":"n' + i + '","id":' + i + "}"; items.push(item); size += item.length + 1; }
     const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
     const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "regex-names": ["format: regex on 60,000 named groups (552 KB; upstream checked each name against all before it)", `
+    const reply = JSON.stringify([...Array(60000)].map((_, i) => "(?<g" + i.toString(36) + ">)").join("")); const schema = new s.Schema({ type: "string", format: "regex" });
+    const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "regex-largest-accepted": ["format: regex at every bound: 999 nested groups around 1,000 named groups, then 10,000 \\k references to the last name", `
+    const names = [...Array(1000)].map((_, i) => "(?<g" + i + ">)").join(""); const refs = "\\\\k<g999>".repeat(10000);
+    const reply = JSON.stringify("(?:".repeat(999) + names + ")".repeat(999) + refs); const schema = new s.Schema({ type: "string", format: "regex" });
+    const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "regex-nest-4m": ["format: regex on 3,900,000 characters of (, then as many ) (upstream kept two lists per open group)", `
+    const reply = JSON.stringify("(".repeat(1.95e6) + ")".repeat(1.95e6)); const schema = new s.Schema({ type: "string", format: "regex" });
+    const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
 };
 
 const PRELUDE = `

@@ -11,6 +11,9 @@
 #   scripts/vendor-jsonschema.sh diff       write the patch anew from vendor/jsonschema (after
 #                                           editing the vendored copy by hand)
 #
+# CRATE=jsonschema-regex scripts/vendor-jsonschema.sh [diff | VERSION] does the same for upstream's
+# ECMA-262 syntax check, vendored the same way (patches/jsonschema-regex/README.md).
+#
 # The pristine crate comes through cargo itself (`cargo fetch` of a throwaway manifest), so the
 # registry's checksum is verified; its sha256 is recorded in UPSTREAM. Only what builds the library
 # is kept (Cargo.toml without test/bench targets and dev-dependencies, LICENSE, README.md, src/):
@@ -18,8 +21,9 @@
 # resolved into this repository's Cargo.lock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PATCHES=patches/jsonschema
-VENDOR=vendor/jsonschema
+CRATE=${CRATE:-jsonschema}
+PATCHES=patches/$CRATE
+VENDOR=vendor/$CRATE
 export PATH="$HOME/.cargo/bin:$PATH"
 
 pinned=$(sed -n 's/^version = "\(.*\)"$/\1/p' "$PATCHES/UPSTREAM")
@@ -38,19 +42,20 @@ trap 'rm -rf "$tmp"' EXIT
 fetch_pristine() {
   local v=$1
   mkdir -p "$tmp/probe/src"
-  printf '[package]\nname = "probe"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\njsonschema = { version = "=%s", default-features = false }\n' "$v" >"$tmp/probe/Cargo.toml"
+  printf '[package]\nname = "probe"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\n%s = { version = "=%s", default-features = false }\n' "$CRATE" "$v" >"$tmp/probe/Cargo.toml"
   : >"$tmp/probe/src/lib.rs"
   cargo fetch --manifest-path "$tmp/probe/Cargo.toml" --quiet
   local crate
-  crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"jsonschema-$v.crate" | head -n 1)
+  crate=$(ls "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/*/"$CRATE-$v.crate" | head -n 1)
   tar -xzf "$crate" -C "$tmp"
   mkdir -p "$tmp/pristine"
-  cp -r "$tmp/jsonschema-$v/src" "$tmp/jsonschema-$v/LICENSE" "$tmp/jsonschema-$v/README.md" "$tmp/pristine/"
+  cp -r "$tmp/$CRATE-$v/src" "$tmp/pristine/"
+  for f in LICENSE README.md; do [ ! -e "$tmp/$CRATE-$v/$f" ] || cp "$tmp/$CRATE-$v/$f" "$tmp/pristine/"; done
   # Drop [[test]], [[bench]], [[example]] and every *dev-dependencies* table of the manifest.
   awk '
     /^\[/ { skip = ($0 ~ /^\[\[(test|bench|example)\]\]/ || $0 ~ /dev-dependencies/) }
     !skip { print }
-  ' "$tmp/jsonschema-$v/Cargo.toml" >"$tmp/pristine/Cargo.toml"
+  ' "$tmp/$CRATE-$v/Cargo.toml" >"$tmp/pristine/Cargo.toml"
   sha256sum "$crate" | cut -d' ' -f1 >"$tmp/sha256"
 }
 
@@ -68,15 +73,16 @@ if [ "$mode" = diff ]; then
 fi
 
 cp -r "$tmp/pristine" "$tmp/patched"
-if ! patch -d "$tmp/patched" -p1 --forward --no-backup-if-mismatch <"$PATCHES/selfheal.patch"; then
-  keep=$(mktemp -d /tmp/jsonschema-$version-patched.XXXX)
+if [ -s "$PATCHES/selfheal.patch" ] &&
+  ! patch -d "$tmp/patched" -p1 --forward --no-backup-if-mismatch <"$PATCHES/selfheal.patch"; then
+  keep=$(mktemp -d /tmp/$CRATE-$version-patched.XXXX)
   cp -r "$tmp/patched/." "$keep/"
-  echo "vendor-jsonschema: the patch does not apply to $version; the half-patched copy (with .rej files) is in $keep" >&2
+  echo "vendor-jsonschema: the $CRATE patch does not apply to $version; the half-patched copy (with .rej files) is in $keep" >&2
   exit 1
 fi
 rm -rf "$VENDOR"
 mkdir -p "$(dirname "$VENDOR")"
 cp -r "$tmp/patched" "$VENDOR"
-printf 'name = "jsonschema"\nversion = "%s"\nsha256 = "%s"\n' "$version" "$(cat "$tmp/sha256")" >"$PATCHES/UPSTREAM"
-echo "vendored jsonschema $version + $PATCHES/selfheal.patch into $VENDOR"
-[ "$version" = "$pinned" ] || echo "now: cargo update -p jsonschema, build, and run make test" >&2
+printf 'name = "%s"\nversion = "%s"\nsha256 = "%s"\n' "$CRATE" "$version" "$(cat "$tmp/sha256")" >"$PATCHES/UPSTREAM"
+echo "vendored $CRATE $version + $PATCHES/selfheal.patch into $VENDOR"
+[ "$version" = "$pinned" ] || echo "now: cargo update -p $CRATE, build, and run make test" >&2
