@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 
 import { CircuitBreaker, RepairLoop, RetryBudget } from '../../pkg/selfheal.js';
 import { PKG, ROOT, scratch } from '../packaging/harness.mjs';
-import { NOW } from './helpers.mjs';
+import { NOW, rng } from './helpers.mjs';
 
 let Fleet, FleetState, protocol;
 
@@ -46,19 +46,6 @@ function fakeNamespace(state, down = () => false) {
     report: rpc((report) => (state.report(report), state.view())),
   };
   return { FLEET: { idFromName: (name) => name, get: () => stub } };
-}
-
-/** A small seeded PRNG (mulberry32), so a failing scenario can be replayed by its seed. */
-function rng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), pick: (xs) => xs[Math.floor(next() * xs.length)] };
 }
 
 const OUTCOMES = [

@@ -67,3 +67,16 @@ export function assertClassified(c, cls, cause) {
   assert.ok(c.retryAfterMs === null || typeof c.retryAfterMs === 'number');
   if (cls !== undefined) assert.deepEqual([c.class, c.cause], [cls, cause], JSON.stringify(c));
 }
+
+/** A small seeded PRNG (mulberry32), so a failing scenario can be replayed by its seed. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return { next, int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), pick: (xs) => xs[Math.floor(next() * xs.length)] };
+}
