@@ -91,6 +91,14 @@ const CASES = {
     for (let i = 0; i < reply.length; i += 65536) { const t0 = now(); l.push(reply.slice(i, i + 65536)); maxPushMs = Math.max(maxPushMs, now() - t0); }
     const pushMs = now() - t; t = now(); const step = l.next({ kind: "reply" });
     return { pushMs, maxPushMs, nextMs: now() - t, type: step.type, chars: reply.length };`],
+  "stream-unions-4m": ["RepairLoop.push: 126 nested objects with one 31,660-char key each (3,989,792 chars) in 4,096-char chunks against a union of 24 record types, then next()", `
+    const any = [{ type: "object", additionalProperties: { $ref: "#/$defs/v" } }];
+    for (let i = 1; i < 24; i++) any.push({ anyOf: [{ type: "object", minProperties: i % 2 }] });
+    let reply = ""; for (let i = 0; i < 126; i++) reply += '{"' + "k".repeat(31660) + '":'; reply += "{}" + "}".repeat(126);
+    const l = new s.RepairLoop({ prompt: P, schema: { $defs: { v: { anyOf: any } }, $ref: "#/$defs/v" }, seed: 1 }); let t = now();
+    for (let i = 0; i < reply.length; i += 4096) l.push(reply.slice(i, i + 4096));
+    const pushMs = now() - t; t = now(); const step = l.next({ kind: "reply" });
+    return { pushMs, nextMs: now() - t, type: step.type, chars: reply.length };`],
   "pattern-4m": ["parseStructured: a 3,900,000-char string against each of seven patterns that need an engine (each engine's worst subject); the time bound refuses what it cannot match in 200 ms", `
     const cases = [["[a-z]{1,64}x", "a"], ["a{1,16}a{1,16}a{1,16}b", "a"], ["[a-z]{1,16}[a-z]{1,16}x", "a"], ["[a-z]{1,16}x", "a"], ["\\\\d+x", "1"], ["(a|aa)+$", "a"], ["^(?=.*\\\\d)(?=.*[a-z]).{8,}$", "A"]];
     const out = {}; for (const [pattern, c] of cases) { const schema = new s.Schema({ type: "string", pattern }); const reply = JSON.stringify(c.repeat(3.9e6));

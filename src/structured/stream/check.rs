@@ -70,7 +70,12 @@ struct Branch {
 
 #[derive(Debug, Clone)]
 struct Disjunction {
+    /// The value's path as its issue quotes it (one line, clipped), and the value as the
+    /// message names it: all of the path a report reads, written when the `anyOf`/`oneOf` is
+    /// reached. The whole path holds the model's keys, and a copy per union per open level
+    /// took gigabytes (126 levels of 31 KB keys under 24 unions each: a trap at 4 GB).
     path: String,
+    value: String,
     keyword: &'static str,
     alive: usize,
     /// The branch the `anyOf`/`oneOf` itself sits in.
@@ -610,8 +615,7 @@ impl Checker {
                             d.keyword,
                             format!(
                                 "{} is not valid under any of the schemas listed in the '{}' keyword",
-                                at_path(&d.path),
-                                d.keyword
+                                d.value, d.keyword
                             ),
                         ),
                         None => (failure.path, failure.keyword, failure.message.text(&self.schema)),
@@ -687,7 +691,8 @@ impl Checker {
                     return false;
                 };
                 self.disjunctions.push(Disjunction {
-                    path: path.to_owned(),
+                    path: one_line(path, MAX_PATH_CHARS),
+                    value: at_path(path),
                     keyword,
                     alive: members.len(),
                     parent: app.branch,
