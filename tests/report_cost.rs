@@ -125,7 +125,7 @@ fn a_stream_under_unions_keeps_what_a_report_reads_of_a_path_not_the_path_per_un
     let mut stream = PartialJson::new(Some(schema), StreamOptions::default());
     let before = ALLOCATED.load(Relaxed);
     for chunk in reply.as_bytes().chunks(4096) {
-        stream.push(std::str::from_utf8(chunk).unwrap()).unwrap();
+        let _update = stream.push(std::str::from_utf8(chunk).unwrap()).unwrap();
     }
     let allocated = ALLOCATED.load(Relaxed) - before;
     assert!(stream.finish(&ParseOptions::new()).is_ok());
