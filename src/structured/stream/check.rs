@@ -68,14 +68,19 @@ struct Branch {
     alive: bool,
 }
 
+/// Paths up to this long are kept whole by a [`Disjunction`] (4 bytes for each code point its
+/// issue quotes).
+const KEPT_PATH_BYTES: usize = 4 * MAX_PATH_CHARS;
+
 #[derive(Debug, Clone)]
 struct Disjunction {
-    /// The value's path as its issue quotes it (one line, clipped), and the value as the
-    /// message names it: all of the path a report reads, written when the `anyOf`/`oneOf` is
-    /// reached. The whole path holds the model's keys, and a copy per union per open level
-    /// took gigabytes (126 levels of 31 KB keys under 24 unions each: a trap at 4 GB).
+    /// The value's path, and the value as the message names it. The path holds the model's
+    /// keys, and a copy per union per open level took gigabytes (126 levels of 31 KB keys
+    /// under 24 unions each: a trap at 4 GB): a path longer than [`KEPT_PATH_BYTES`] is kept
+    /// as its issue quotes it (one line, clipped), with the message's name for the value made
+    /// now, which is all a report reads of it. A shorter one is copied, as cheap as that.
     path: String,
-    value: String,
+    value: Option<String>,
     keyword: &'static str,
     alive: usize,
     /// The branch the `anyOf`/`oneOf` itself sits in.
@@ -615,7 +620,8 @@ impl Checker {
                             d.keyword,
                             format!(
                                 "{} is not valid under any of the schemas listed in the '{}' keyword",
-                                d.value, d.keyword
+                                d.value.clone().unwrap_or_else(|| at_path(&d.path)),
+                                d.keyword
                             ),
                         ),
                         None => (failure.path, failure.keyword, failure.message.text(&self.schema)),
@@ -690,9 +696,14 @@ impl Checker {
                 let Ok(disjunction) = u32::try_from(self.disjunctions.len()) else {
                     return false;
                 };
+                let (kept, value) = if path.len() > KEPT_PATH_BYTES {
+                    (one_line(path, MAX_PATH_CHARS), Some(at_path(path)))
+                } else {
+                    (path.to_owned(), None)
+                };
                 self.disjunctions.push(Disjunction {
-                    path: one_line(path, MAX_PATH_CHARS),
-                    value: at_path(path),
+                    path: kept,
+                    value,
                     keyword,
                     alive: members.len(),
                     parent: app.branch,
