@@ -116,6 +116,16 @@ const CASES = {
     const items = []; let size = 2; for (let i = 0; size < 4e6 - 40; i++) { const item = i % 2 ? '{"id":' + i + ',"name":"n' + i + '"}' : '{"name":"n' + i + '","id":' + i + "}"; items.push(item); size += item.length + 1; }
     const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
     const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "nested-arrays-4m": ["parseStructured: 4,000,000 chars of one-item arrays 120 deep ([[[…[1]…]]],…), the most room per character of text", `
+    const one = "[".repeat(120) + "1" + "]".repeat(120); const reply = "[" + Array(Math.floor(4e6 / 242)).fill(one).join(",") + "]";
+    const t = now(); const r = s.parseStructured({ type: "array" }, reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "nested-ndjson-4m": ["parseStructured with coerce: the same 120-deep one-item arrays as 16,528 NDJSON lines, against an array of arrays", `
+    const one = "[".repeat(120) + "1" + "]".repeat(120); const reply = Array(Math.floor(4e6 / 242)).fill(one).join("\\n");
+    const t = now(); const r = s.parseStructured({ type: "array", items: { type: "array" } }, reply, { coerce: true });
+    return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "nested-objects-4m": ["parseStructured: 4,000,000 chars of one-key objects 120 deep ({\"a\":{\"a\":…{}…}},…)", `
+    const one = '{"a":'.repeat(120) + "{}" + "}".repeat(120); const reply = "[" + Array(Math.floor(4e6 / 723)).fill(one).join(",") + "]";
+    const t = now(); const r = s.parseStructured({ type: "array" }, reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
   "regex-names": ["format: regex on 60,000 named groups (552 KB; upstream checked each name against all before it)", `
     const reply = JSON.stringify([...Array(60000)].map((_, i) => "(?<g" + i.toString(36) + ">)").join("")); const schema = new s.Schema({ type: "string", format: "regex" });
     const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
