@@ -22,7 +22,8 @@
 //!   subschema re-entered for the same value). A `$dynamicRef` that may resolve to several
 //!   `$dynamicAnchor`s applies exactly one of them at run time, so it counts as the costliest
 //!   (a choice node), not as their sum; without the "bookend" (its static target is no
-//!   `$dynamicAnchor` of that name) it is a plain `$ref`.
+//!   `$dynamicAnchor` of that name) it is a plain `$ref`. `then` and `else` are a choice too:
+//!   `if` picks one of them.
 //! * One level deeper, the subschemas applied to a member are those the descending edges of
 //!   every evaluated node lead to for that member's key or index. Over the keys a value can
 //!   have, the worst is taken level by level, down to the deepest value serde_json reads
@@ -100,8 +101,9 @@ struct Node<'a> {
     descend: Vec<(Label, usize)>,
     /// Key ids named by `properties`, sorted.
     own_keys: Vec<usize>,
-    /// Not a subschema but the targets one `$dynamicRef` may pick at run time (`in_place`):
-    /// exactly one of them is applied, so it counts as the costliest, not as their sum.
+    /// Not a subschema but the targets one `$dynamicRef` may pick at run time, or a `then` and
+    /// an `else` (`in_place`): exactly one of them is applied, so it counts as the costliest,
+    /// not as their sum.
     choice: bool,
 }
 
@@ -271,6 +273,8 @@ impl<'a> Graph<'a> {
         let mut in_place = Vec::new();
         let mut descend = Vec::new();
         let mut own_keys = Vec::new();
+        // `then` and `else`: `if` applies one of them.
+        let mut branches = Vec::new();
         let Value::Object(map) = v else {
             return (in_place, descend, own_keys);
         };
@@ -279,7 +283,7 @@ impl<'a> Graph<'a> {
             if let ("$ref" | "$dynamicRef" | "$recursiveRef", Value::String(r)) = (k, sub) {
                 let targets = self.resolve(k, r, base, resource);
                 if k == "$dynamicRef" && targets.len() > 1 {
-                    in_place.push(self.choice(at, targets));
+                    in_place.push(self.choice(at, targets, "$dynamicRef"));
                 } else {
                     in_place.extend(targets);
                 }
@@ -301,9 +305,13 @@ impl<'a> Graph<'a> {
                     ("items" | "additionalItems" | "contains" | "unevaluatedItems", _) => {
                         Some(Label::AnyItem)
                     }
+                    ("then" | "else", _) => {
+                        branches.push(n);
+                        continue;
+                    }
                     (
-                        "allOf" | "anyOf" | "oneOf" | "not" | "if" | "then" | "else"
-                        | "dependentSchemas" | "dependencies",
+                        "allOf" | "anyOf" | "oneOf" | "not" | "if" | "dependentSchemas"
+                        | "dependencies",
                         _,
                     ) => None,
                     // $defs, definitions: places, not applicators.
@@ -315,13 +323,18 @@ impl<'a> Graph<'a> {
                 }
             }
         }
+        if branches.len() > 1 {
+            in_place.push(self.choice(at, branches, "then/else"));
+        } else {
+            in_place.extend(branches);
+        }
         own_keys.sort_unstable();
         own_keys.dedup();
         (in_place, descend, own_keys)
     }
 
-    /// A [`Node::choice`] node over `targets`, under `parent` (for messages).
-    fn choice(&mut self, parent: usize, targets: Vec<usize>) -> usize {
+    /// A [`Node::choice`] node over `targets`, under `parent`, named `step` (for messages).
+    fn choice(&mut self, parent: usize, targets: Vec<usize>, step: &str) -> usize {
         let n = self.nodes.len();
         let (base, resource) = self
             .nodes
@@ -330,7 +343,7 @@ impl<'a> Graph<'a> {
         self.nodes.push(Node {
             value: &NO_VALUE,
             parent,
-            step: "$dynamicRef".to_string(),
+            step: step.to_string(),
             base,
             resource,
             keywords: 0,
@@ -919,6 +932,33 @@ mod tests {
         // Without the bookend (its static target is a plain $anchor) it is a plain $ref.
         let w = analyse(&dynamic(40, 300, false)).unwrap();
         assert!(w.evaluations_per_value < 10, "{w:?}");
+    }
+
+    #[test]
+    fn then_and_else_count_as_the_costlier_not_their_sum() {
+        // A recursive node whose two branches both recurse (an outside review, 2026-12-02): one
+        // branch runs per value, so this is linear, but then + else doubled each level and the
+        // schema was refused.
+        let node = json!({"$defs": {
+            "v1": {"properties": {"name": {"type": "string"}, "sub": {"$ref": "#/$defs/node"}}},
+            "v2": {"properties": {"title": {"type": "string"}, "sub": {"$ref": "#/$defs/node"}}},
+            "node": {"type": "object",
+                "if": {"properties": {"version": {"const": 2}}, "required": ["version"]},
+                "then": {"$ref": "#/$defs/v2"}, "else": {"$ref": "#/$defs/v1"}}},
+            "$ref": "#/$defs/node"});
+        let w = analyse(&node).unwrap();
+        assert!(w.evaluations_per_value < 20, "{w:?}");
+        // The costlier branch is the one counted: 300 subschemas under `else`.
+        let cheap: Vec<Value> = (0..300).map(|_| json!({"type": "string"})).collect();
+        let w = analyse(&json!({"if": {}, "then": {}, "else": {"allOf": cheap}})).unwrap();
+        assert!((300..310).contains(&w.evaluations_per_value), "{w:?}");
+        // Doubling through `if` itself is still found: `if` always runs.
+        let e = analyse(&chain(25, "allOf").pointer("/$defs").map_or(
+            json!({}),
+            |defs| json!({"$defs": defs, "if": {"$ref": "#/$defs/d0"}, "then": {}, "else": {}}),
+        ))
+        .unwrap_err();
+        assert!(e.message.contains("validation work limit"), "{}", e.message);
     }
 
     #[test]
