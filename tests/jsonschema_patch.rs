@@ -884,3 +884,56 @@ fn a_regex_holds_at_most_a_thousand_nested_groups_and_named_groups() {
     assert!(valid("(?<a>x)|(?<a>y)".to_owned()));
     assert!(!valid("\\k<b>(?<a>x)".to_owned()));
 }
+
+#[test]
+fn not_pattern_and_unevaluated_items_errors_share_or_index_their_payload_with_upstreams_text() {
+    // Item 11: each `not` error held a deep copy of its subschema, each `pattern` error a copy
+    // of its pattern, each `unevaluatedItems` error every unexpected item as JSON text. The
+    // messages are upstream's, word for word (as in its own tests).
+    use jsonschema::error::ValidationErrorKind as K;
+    use std::sync::Arc;
+    let schema =
+        json!({"type": "array", "items": {"not": {"enum": ["a", "b"]}, "pattern": "^[a-z]$"}});
+    let validator = jsonschema::__selfheal_validator_for(&schema, None).unwrap();
+    let instance = json!(["a", "b", "Zz"]);
+    let errors: Vec<_> = validator.iter_errors(&instance).collect();
+    let messages: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        messages,
+        [
+            r#"{"enum":["a","b"]} is not allowed for "a""#,
+            r#"{"enum":["a","b"]} is not allowed for "b""#,
+            r#""Zz" does not match "^[a-z]$""#,
+        ]
+    );
+    let (K::Not { schema: first }, K::Not { schema: second }) =
+        (errors[0].kind(), errors[1].kind())
+    else {
+        panic!("{messages:?}");
+    };
+    assert!(Arc::ptr_eq(first, second), "one subschema for every error");
+    let K::Pattern { pattern } = errors[2].kind() else {
+        panic!("{messages:?}");
+    };
+    assert_eq!(&**pattern, "^[a-z]$");
+
+    let schema = json!({"prefixItems": [{}], "unevaluatedItems": false});
+    let validator = jsonschema::__selfheal_validator_for(&schema, None).unwrap();
+    let instance = json!([1, {"a": [2, "x\"y"]}, "s", null]);
+    let error = validator.validate(&instance).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        r#"Unevaluated items are not allowed ('{"a":[2,"x\"y"]}', '"s"', 'null' were unexpected)"#
+    );
+    assert!(matches!(error.kind(), K::UnevaluatedItems { unexpected } if unexpected == &[1, 2, 3]));
+    let one = json!([1, 2]);
+    let error = validator.validate(&one).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "Unevaluated items are not allowed ('2' was unexpected)"
+    );
+    assert_eq!(
+        error.masked().to_string(),
+        "Unevaluated items are not allowed (1 item)"
+    );
+}

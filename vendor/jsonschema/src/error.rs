@@ -313,7 +313,7 @@ pub enum ValidationErrorKind {
         multiple_of: f64,
     },
     /// Negated schema failed validation.
-    Not { schema: Value },
+    Not { schema: Arc<Value> },
     /// The given schema is valid under more than one of the schemas listed in the 'oneOf' keyword.
     OneOfMultipleValid {
         context: Vec<Vec<ValidationError<'static>>>,
@@ -323,7 +323,7 @@ pub enum ValidationErrorKind {
         context: Vec<Vec<ValidationError<'static>>>,
     },
     /// When the input doesn't match to a pattern.
-    Pattern { pattern: String },
+    Pattern { pattern: Arc<str> },
     /// Object property names are invalid.
     PropertyNames {
         error: Box<ValidationError<'static>>,
@@ -332,8 +332,9 @@ pub enum ValidationErrorKind {
     Required { property: Value },
     /// When the input value doesn't match one or multiple required types.
     Type { kind: TypeKind },
-    /// Unexpected items.
-    UnevaluatedItems { unexpected: Vec<String> },
+    /// Unexpected items, by their index in the instance (selfheal patch: upstream holds each
+    /// item as JSON text, a copy of the item per error).
+    UnevaluatedItems { unexpected: Vec<usize> },
     /// Unexpected properties.
     UnevaluatedProperties { unexpected: Vec<String> },
     /// When the input array has non-unique elements.
@@ -995,7 +996,7 @@ impl<'a> ValidationError<'a> {
         tracker: impl Into<LazyEvaluationPath>,
         instance_path: Location,
         instance: LazyInstance<'a>,
-        schema: Value,
+        schema: Arc<Value>,
     ) -> ValidationError<'a> {
         Self::borrowed(
             instance,
@@ -1050,7 +1051,7 @@ impl<'a> ValidationError<'a> {
         tracker: impl Into<LazyEvaluationPath>,
         instance_path: Location,
         instance: LazyInstance<'a>,
-        pattern: String,
+        pattern: Arc<str>,
     ) -> ValidationError<'a> {
         Self::borrowed(
             instance,
@@ -1132,7 +1133,7 @@ impl<'a> ValidationError<'a> {
         tracker: impl Into<LazyEvaluationPath>,
         instance_path: Location,
         instance: LazyInstance<'a>,
-        unexpected: Vec<String>,
+        unexpected: Vec<usize>,
     ) -> ValidationError<'a> {
         Self::borrowed(
             instance,
@@ -1334,8 +1335,11 @@ impl From<FromUtf8Error> for ValidationError<'_> {
     }
 }
 
-fn write_quoted_list(f: &mut Formatter<'_>, items: &[impl fmt::Display]) -> fmt::Result {
-    let mut iter = items.iter();
+fn write_quoted_list(
+    f: &mut Formatter<'_>,
+    items: impl IntoIterator<Item = impl fmt::Display>,
+) -> fmt::Result {
+    let mut iter = items.into_iter();
     if let Some(item) = iter.next() {
         f.write_char('\'')?;
         write!(f, "{item}")?;
@@ -1568,7 +1572,9 @@ impl fmt::Display for ValidationError<'_> {
             }
             ValidationErrorKind::UnevaluatedItems { unexpected } => {
                 f.write_str("Unevaluated items are not allowed (")?;
-                write_quoted_list(f, unexpected)?;
+                let items = self.instance().as_array().map_or(&[][..], Vec::as_slice);
+                // Displayed as the JSON text upstream held (`to_value().to_string()`).
+                write_quoted_list(f, unexpected.iter().filter_map(|&i| items.get(i)))?;
                 write_unexpected_suffix(f, unexpected.len())
             }
             ValidationErrorKind::UnevaluatedProperties { unexpected } => {
@@ -2240,7 +2246,7 @@ mod tests {
     #[test_case(
         json!("secret_key_123"),
         ValidationErrorKind::Pattern {
-            pattern: "^[A-Z0-9]{32}$".to_string(),
+            pattern: "^[A-Z0-9]{32}$".into(),
         },
         "value does not match \"^[A-Z0-9]{32}$\""
     )]

@@ -4111,7 +4111,7 @@ pub mod __private {
                 LazyEvaluationPath::SameAsSchemaPath,
                 instance_path,
                 instance.into(),
-                pattern.to_string(),
+                std::sync::Arc::from(pattern),
             )
         }
 
@@ -4485,7 +4485,7 @@ pub mod __private {
                 LazyEvaluationPath::SameAsSchemaPath,
                 instance_path,
                 instance.into(),
-                schema,
+                std::sync::Arc::new(schema),
             )
         }
 
@@ -4557,13 +4557,13 @@ pub mod __private {
             )
         }
 
-        /// `unevaluatedItems` keyword violation.
+        /// `unevaluatedItems` keyword violation; `unexpected` holds the items' indexes.
         #[inline]
         pub fn unevaluated_items<'i>(
             schema_path: &str,
             instance_path: Location,
             instance: impl Into<LazyInstance<'i>>,
-            unexpected: Vec<String>,
+            unexpected: Vec<usize>,
         ) -> ValidationError<'i> {
             ValidationError::unevaluated_items(
                 Location::from_escaped(schema_path),

@@ -8,10 +8,12 @@ use crate::{
     Json, Node, SerdeJson,
 };
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 pub(crate) struct NotValidator<F: Json> {
-    // needed only for error representation
-    original: Value,
+    // needed only for error representation; shared by every error (selfheal patch: a clone per
+    // error cost the subschema's size each time)
+    original: Arc<Value>,
     node: SchemaNode<F>,
 }
 
@@ -23,7 +25,7 @@ impl NotValidator<SerdeJson> {
     ) -> CompilationResult<'a, F> {
         let ctx = ctx.new_at_location("not");
         Ok(Box::new(NotValidator {
-            original: schema.clone(),
+            original: Arc::new(schema.clone()),
             node: compiler::compile(&ctx, ctx.as_resource_ref(schema))?,
         }))
     }
@@ -49,7 +51,7 @@ impl<F: Json> Validate<F> for NotValidator<F> {
                 crate::paths::capture_evaluation_path(tracker, self.node.location()),
                 location.into(),
                 instance.lazy_value(),
-                self.original.clone(),
+                Arc::clone(&self.original),
             ))
         }
     }

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 /// Validator for patterns that are simple prefixes (optimized path).
 pub(crate) struct PrefixPatternValidator {
     prefix: String,
-    pattern: String,
+    pattern: Arc<str>,
     location: Location,
 }
 
@@ -48,7 +48,7 @@ impl<F: Json> Validate<F> for PrefixPatternValidator {
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
                     instance.lazy_value(),
-                    self.pattern.clone(),
+                    Arc::clone(&self.pattern),
                 ));
             }
         }
@@ -59,7 +59,7 @@ impl<F: Json> Validate<F> for PrefixPatternValidator {
 /// Validator for patterns that are exact-match anchored patterns.
 pub(crate) struct ExactPatternValidator {
     exact: String,
-    pattern: String,
+    pattern: Arc<str>,
     location: Location,
 }
 
@@ -86,7 +86,7 @@ impl<F: Json> Validate<F> for ExactPatternValidator {
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
                     instance.lazy_value(),
-                    self.pattern.clone(),
+                    Arc::clone(&self.pattern),
                 ));
             }
         }
@@ -97,7 +97,7 @@ impl<F: Json> Validate<F> for ExactPatternValidator {
 /// Validator for `^(a|b|c)$` alternation patterns (linear scan).
 pub(crate) struct AlternationPatternValidator {
     alternatives: Vec<String>,
-    pattern: String,
+    pattern: Arc<str>,
     location: Location,
 }
 
@@ -130,7 +130,7 @@ impl<F: Json> Validate<F> for AlternationPatternValidator {
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
                     instance.lazy_value(),
-                    self.pattern.clone(),
+                    Arc::clone(&self.pattern),
                 ));
             }
         }
@@ -140,7 +140,7 @@ impl<F: Json> Validate<F> for AlternationPatternValidator {
 
 /// Validator for `^\S*$` — rejects any string containing ECMA-262 whitespace.
 pub(crate) struct NoWhitespacePatternValidator {
-    pattern: String,
+    pattern: Arc<str>,
     location: Location,
 }
 
@@ -167,7 +167,7 @@ impl<F: Json> Validate<F> for NoWhitespacePatternValidator {
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
                     instance.lazy_value(),
-                    self.pattern.clone(),
+                    Arc::clone(&self.pattern),
                 ));
             }
         }
@@ -179,7 +179,8 @@ pub(crate) struct PatternValidator<R> {
     regex: Arc<R>,
     /// Original schema pattern, kept for error messages. The compiled `regex` stores the
     /// ECMA->Rust translated form (e.g. `\S` expanded into a verbose class), which is unreadable.
-    pattern: String,
+    /// Shared with every error (selfheal patch: a copy per error cost the pattern's size each time).
+    pattern: Arc<str>,
     location: Location,
 }
 
@@ -200,7 +201,7 @@ impl<R: RegexEngine, F: Json> Validate<F> for PatternValidator<R> {
                     crate::paths::capture_evaluation_path(tracker, &self.location),
                     location.into(),
                     instance.lazy_value(),
-                    self.pattern.clone(),
+                    Arc::clone(&self.pattern),
                 ));
             }
         }
@@ -247,27 +248,27 @@ pub(crate) fn compile<'a, F: Json>(
             Some(PatternOptimization::Exact(exact)) => {
                 return Some(Ok(Box::new(ExactPatternValidator {
                     exact,
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location: ctx.location().join("pattern"),
                 })));
             }
             Some(PatternOptimization::Prefix(prefix)) => {
                 return Some(Ok(Box::new(PrefixPatternValidator {
                     prefix,
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location: ctx.location().join("pattern"),
                 })));
             }
             Some(PatternOptimization::Alternation(alternatives)) => {
                 return Some(Ok(Box::new(AlternationPatternValidator {
                     alternatives,
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location: ctx.location().join("pattern"),
                 })));
             }
             Some(PatternOptimization::NoWhitespace) => {
                 return Some(Ok(Box::new(NoWhitespacePatternValidator {
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location: ctx.location().join("pattern"),
                 })));
             }
@@ -279,7 +280,7 @@ pub(crate) fn compile<'a, F: Json>(
             if !options.has_limits() {
                 return Some(Ok(Box::new(PatternValidator {
                     regex: sequence,
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location,
                 })));
             }
@@ -288,7 +289,7 @@ pub(crate) fn compile<'a, F: Json>(
                 PatternEngineOptions::FancyRegex { .. } => match ctx.get_or_compile_regex(item) {
                     Ok(fallback) => Ok(Box::new(PatternValidator {
                         regex: Arc::new(SequenceMatcher { sequence, fallback }),
-                        pattern: item.clone(),
+                        pattern: Arc::from(item.as_str()),
                         location,
                     })),
                     Err(()) => Err(invalid_regex(ctx, schema)),
@@ -297,7 +298,7 @@ pub(crate) fn compile<'a, F: Json>(
                     match ctx.get_or_compile_standard_regex(item) {
                         Ok(fallback) => Ok(Box::new(PatternValidator {
                             regex: Arc::new(SequenceMatcher { sequence, fallback }),
-                            pattern: item.clone(),
+                            pattern: Arc::from(item.as_str()),
                             location,
                         })),
                         Err(()) => Err(invalid_regex(ctx, schema)),
@@ -311,7 +312,7 @@ pub(crate) fn compile<'a, F: Json>(
                 if let Some(regex) = all_match(ctx, item) {
                     return Some(Ok(Box::new(PatternValidator {
                         regex: Arc::new(regex),
-                        pattern: item.clone(),
+                        pattern: Arc::from(item.as_str()),
                         location: ctx.location().join("pattern"),
                     })));
                 }
@@ -320,7 +321,7 @@ pub(crate) fn compile<'a, F: Json>(
                 };
                 Some(Ok(Box::new(PatternValidator {
                     regex,
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location: ctx.location().join("pattern"),
                 })))
             }
@@ -330,7 +331,7 @@ pub(crate) fn compile<'a, F: Json>(
                 };
                 Some(Ok(Box::new(PatternValidator {
                     regex,
-                    pattern: item.clone(),
+                    pattern: Arc::from(item.as_str()),
                     location: ctx.location().join("pattern"),
                 })))
             }

@@ -788,7 +788,7 @@ impl<F: Json> Validate<F> for UnevaluatedItemsValidator<F> {
                 .mark_evaluated_indexes(instance, &mut indexes, ctx);
             let mut unevaluated = vec![];
 
-            for (item, is_evaluated) in array.elements().zip(indexes) {
+            for (idx, (item, is_evaluated)) in array.elements().zip(indexes).enumerate() {
                 if !is_evaluated {
                     let is_valid = if let Some(validator) = &self.validators.unevaluated {
                         validator.is_valid(&item, ctx)
@@ -796,8 +796,10 @@ impl<F: Json> Validate<F> for UnevaluatedItemsValidator<F> {
                         false
                     };
 
+                    // selfheal patch: the item's index, not its text; the message reads the
+                    // items from the instance (a copy per error cost the item's size each time).
                     if !is_valid {
-                        unevaluated.push(item.to_value().to_string());
+                        unevaluated.push(idx);
                     }
                 }
             }
@@ -841,12 +843,12 @@ impl<F: Json> Validate<F> for UnevaluatedItemsValidator<F> {
                         validator.evaluate_instance_below(&item, &location.push(idx), tracker, ctx);
                     if !child.valid {
                         invalid = true;
-                        unevaluated.push(item.to_value().to_string());
+                        unevaluated.push(idx);
                     }
                     children.push(ctx.arena(), child);
                 } else {
                     invalid = true;
-                    unevaluated.push(item.to_value().to_string());
+                    unevaluated.push(idx);
                 }
             }
 
