@@ -116,6 +116,18 @@ const CASES = {
     const items = []; let size = 2; for (let i = 0; size < 4e6 - 40; i++) { const item = i % 2 ? '{"id":' + i + ',"name":"n' + i + '"}' : '{"name":"n' + i + '","id":' + i + "}"; items.push(item); size += item.length + 1; }
     const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
     const t = now(); const r = schema.parse(reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "not-enum-4000": ["not: a blocklist of 4,000 words (items: {not: {enum: [...]}}) and 20,000 listed words (279 KB); each error copied the not subschema", `
+    const words = [...Array(4000)].map((_, i) => "reserved" + i); const schema = { type: "array", items: { type: "string", not: { enum: words } } };
+    const reply = JSON.stringify([...Array(20000)].map((_, i) => words[i % 4000]));
+    const t = now(); const r = s.parseStructured(schema, reply); return { ok: r.ok, ms: now() - t, chars: reply.length, message: r.report?.issues[0]?.message.slice(0, 60) };`],
+  "pattern-alternation": ["pattern: a 51 KB alternation ^(?:w0|w1|...)$ of 4,000 words and 20,000 strings outside it; each error copied the pattern", `
+    const words = [...Array(4000)].map((_, i) => "reserved" + i); const schema = { type: "array", items: { type: "string", pattern: "^(?:" + words.join("|") + ")$" } };
+    const reply = JSON.stringify([...Array(20000)].map((_, i) => "x" + i));
+    const t = now(); const r = s.parseStructured(schema, reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
+  "unevaluated-items-deep": ["unevaluatedItems: a closed recursive array (allOf [$ref base], unevaluatedItems: false) 126 deep around 30,000-char strings, one bad leaf (3.8 MB); each level's error held its items as text", `
+    const schema = { $defs: { base: { type: ["array", "string"], items: { $ref: "#/$defs/node" } }, node: { allOf: [{ $ref: "#/$defs/base" }], unevaluatedItems: false } }, $ref: "#/$defs/node" };
+    const str = JSON.stringify("x".repeat(30000)); const reply = ("[" + str + ",").repeat(126) + "1" + "]".repeat(126);
+    const t = now(); const r = s.parseStructured(schema, reply); return { ok: r.ok, ms: now() - t, chars: reply.length, issues: r.report.issues.length };`],
   "nested-arrays-4m": ["parseStructured: 4,000,000 chars of one-item arrays 120 deep ([[[…[1]…]]],…), the most room per character of text", `
     const one = "[".repeat(120) + "1" + "]".repeat(120); const reply = "[" + Array(Math.floor(4e6 / 242)).fill(one).join(",") + "]";
     const t = now(); const r = s.parseStructured({ type: "array" }, reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],
