@@ -243,32 +243,33 @@ pub(crate) fn compile<'a, F: Json>(
     schema: &'a Value,
 ) -> Option<CompilationResult<'a, F>> {
     if let Value::String(item) = schema {
+        let pattern: Arc<str> = Arc::from(item.as_str());
         // Try literal optimizations before compiling a full regex.
         match analyze_pattern(item) {
             Some(PatternOptimization::Exact(exact)) => {
                 return Some(Ok(Box::new(ExactPatternValidator {
                     exact,
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location: ctx.location().join("pattern"),
                 })));
             }
             Some(PatternOptimization::Prefix(prefix)) => {
                 return Some(Ok(Box::new(PrefixPatternValidator {
                     prefix,
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location: ctx.location().join("pattern"),
                 })));
             }
             Some(PatternOptimization::Alternation(alternatives)) => {
                 return Some(Ok(Box::new(AlternationPatternValidator {
                     alternatives,
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location: ctx.location().join("pattern"),
                 })));
             }
             Some(PatternOptimization::NoWhitespace) => {
                 return Some(Ok(Box::new(NoWhitespacePatternValidator {
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location: ctx.location().join("pattern"),
                 })));
             }
@@ -280,7 +281,7 @@ pub(crate) fn compile<'a, F: Json>(
             if !options.has_limits() {
                 return Some(Ok(Box::new(PatternValidator {
                     regex: sequence,
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location,
                 })));
             }
@@ -289,7 +290,7 @@ pub(crate) fn compile<'a, F: Json>(
                 PatternEngineOptions::FancyRegex { .. } => match ctx.get_or_compile_regex(item) {
                     Ok(fallback) => Ok(Box::new(PatternValidator {
                         regex: Arc::new(SequenceMatcher { sequence, fallback }),
-                        pattern: Arc::from(item.as_str()),
+                        pattern,
                         location,
                     })),
                     Err(()) => Err(invalid_regex(ctx, schema)),
@@ -298,7 +299,7 @@ pub(crate) fn compile<'a, F: Json>(
                     match ctx.get_or_compile_standard_regex(item) {
                         Ok(fallback) => Ok(Box::new(PatternValidator {
                             regex: Arc::new(SequenceMatcher { sequence, fallback }),
-                            pattern: Arc::from(item.as_str()),
+                            pattern,
                             location,
                         })),
                         Err(()) => Err(invalid_regex(ctx, schema)),
@@ -312,7 +313,7 @@ pub(crate) fn compile<'a, F: Json>(
                 if let Some(regex) = all_match(ctx, item) {
                     return Some(Ok(Box::new(PatternValidator {
                         regex: Arc::new(regex),
-                        pattern: Arc::from(item.as_str()),
+                        pattern,
                         location: ctx.location().join("pattern"),
                     })));
                 }
@@ -321,7 +322,7 @@ pub(crate) fn compile<'a, F: Json>(
                 };
                 Some(Ok(Box::new(PatternValidator {
                     regex,
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location: ctx.location().join("pattern"),
                 })))
             }
@@ -331,7 +332,7 @@ pub(crate) fn compile<'a, F: Json>(
                 };
                 Some(Ok(Box::new(PatternValidator {
                     regex,
-                    pattern: Arc::from(item.as_str()),
+                    pattern,
                     location: ctx.location().join("pattern"),
                 })))
             }
