@@ -235,6 +235,30 @@ fn a_value_of_a_sequence_carries_its_own_fixes_and_strictness() {
     }
 }
 
+/// One line of NDJSON that needed a fix made the sequence a repaired candidate, but its other
+/// lines stayed strict, and strict candidates are tried first: the first line won and the rest
+/// were lost, with `ok` and no repair prompt (an outside review, 2026-12-02). A value of a
+/// sequence is now strict only when the sequence is.
+#[test]
+fn a_repaired_line_does_not_make_the_other_lines_win_over_all_of_them() {
+    let raw = "{\"id\":1}\n{\"id\":2,}\n{\"id\":3}";
+    let all = json!([{"id": 1}, {"id": 2}, {"id": 3}]);
+    assert_eq!(repaired_value(raw), Some(all.clone()));
+    for schema in [
+        "true",
+        "{}",
+        r#"{"anyOf":[{"type":"object"},{"type":"array","items":{"type":"object"}}]}"#,
+    ] {
+        let (value, fixes) = accepted(parse(raw, Some(&compile(schema)), &opts()));
+        assert_eq!(value, all, "{schema}");
+        assert!(fixes.contains(&Fix::TrailingComma), "{schema}: {fixes:?}");
+    }
+    // A schema that wants one row still gets the first row.
+    let one = compile(r#"{"type":"object","required":["id"]}"#);
+    let (value, _) = accepted(parse(raw, Some(&one), &opts()));
+    assert_eq!(value, json!({"id": 1}));
+}
+
 // ---------- bare words, scalars, JSON in a string ----------
 
 #[test]

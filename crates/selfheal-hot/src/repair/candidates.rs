@@ -287,7 +287,10 @@ fn sequence(
         return ControlFlow::Break(());
     }
     // Each value on its own: prose around it, and its own fixes (not those of the others or
-    // between them), strict when it needed none.
+    // between them), strict when it needed none and neither did the sequence. A value that
+    // needed no fix inside a sequence that did is not preferred to the sequence: the strict
+    // first line of NDJSON whose second line needed a fix won over all the lines, and the
+    // others were lost (an outside review, 2026-12-02).
     for (i, (text, own)) in scanned.elements.into_iter().enumerate() {
         let mut one = base.clone();
         one.add(Fix::SurroundingProse);
@@ -295,7 +298,7 @@ fn sequence(
         let each = Candidate {
             text,
             fixes: one,
-            strict: strict_value(&own),
+            strict: strict && strict_value(&own),
             bare_words: scanned.bare_words.element(i),
         };
         if visit(each) == Verdict::Stop {
