@@ -283,6 +283,34 @@ fn a_single_value_wrapped_in_the_array_expected() {
     );
 }
 
+/// A candidate that passes only once coerced does not end the search while a later one may pass
+/// as written: the example row before the fenced answer was wrapped into a one-row array and
+/// the answer lost (an outside review, 2026-12-02).
+#[test]
+fn a_value_that_passes_as_written_wins_over_an_earlier_one_that_needs_coercion() {
+    let rows = compile(r#"{"type":"array","items":{"type":"object","required":["id","name"]}}"#);
+    let raw = "Each row looks like {\"id\":0,\"name\":\"example\"}. Here are the rows:\n\
+               ```json\n[{\"id\":1,\"name\":\"a\"},{\"id\":2,\"name\":\"b\"}]\n```";
+    for options in [coerce(), ParseOptions::new()] {
+        match parse(raw, Some(&rows), &options) {
+            Parsed::Ok { value, fixes, .. } => {
+                assert_eq!(
+                    value,
+                    json!([{"id": 1, "name": "a"}, {"id": 2, "name": "b"}])
+                );
+                assert_eq!(fixes, vec![Fix::CodeFence, Fix::SurroundingProse]);
+            }
+            Parsed::Err { report, .. } => panic!("{report:?}"),
+        }
+    }
+    // With nothing better later, the coerced one is still the answer.
+    let raw = "Each row looks like {\"id\":0,\"name\":\"example\"}.";
+    match parse(raw, Some(&rows), &coerce()) {
+        Parsed::Ok { value, .. } => assert_eq!(value, json!([{"id": 0, "name": "example"}])),
+        Parsed::Err { report, .. } => panic!("{report:?}"),
+    }
+}
+
 #[test]
 fn a_scalar_where_a_one_field_object_is_expected() {
     let person = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;

@@ -33,17 +33,22 @@ pub(crate) fn choose(
     coerce: bool,
     syntax: FailureReport,
 ) -> Parsed {
-    // The first strict candidate that passes is the answer; failing that, the first repaired
-    // one that passes. Repaired ones are tried as they come, so that only that one is kept (a
-    // reply of a million repaired lines held every line's text and tree until the end).
+    // The first strict candidate that passes as written is the answer; failing that, the first
+    // strict one that passes once coerced, then the first repaired one that passes. A strict
+    // candidate coerced into shape does not end the search: the example object of "rows look
+    // like {…}; here they are: [...]" was wrapped into a one-row array and the rows that followed
+    // were lost (an outside review, 2026-12-02). Repaired ones are tried as they come, so that
+    // only that one is kept (a reply of a million repaired lines held every line's text and tree
+    // until the end).
     let mut found = None;
+    let mut found_coerced = None;
     let mut found_repaired = None;
     // The schema issues of the first strict and of the first repaired candidate that failed.
     let mut first_strict = None;
     let mut first_repaired = None;
     let mut coercer = schema.filter(|_| coerce).map(Coercer::new);
     let search = each_candidate(raw, schema.is_some(), &mut |candidate| {
-        if !candidate.strict && found_repaired.is_some() {
+        if !candidate.strict && (found_coerced.is_some() || found_repaired.is_some()) {
             // Only a strict candidate can still come first.
             return Verdict::Next;
         }
@@ -68,9 +73,12 @@ pub(crate) fn choose(
             ..
         } = candidate;
         match accept(value, text, &fixes, schema, coercer.as_mut(), wanted) {
-            Ok(parsed) if strict => {
+            Ok(parsed) if strict && !coerced(&parsed) => {
                 found = Some(parsed);
                 return Verdict::Stop;
+            }
+            Ok(parsed) if strict => {
+                found_coerced.get_or_insert(parsed);
             }
             Ok(parsed) => found_repaired = Some(parsed),
             Err(report) => {
@@ -84,7 +92,7 @@ pub(crate) fn choose(
     if search.is_err() {
         return Parsed::err(syntax);
     }
-    if let Some(parsed) = found.or(found_repaired) {
+    if let Some(parsed) = found.or(found_coerced).or(found_repaired) {
         return parsed;
     }
     if let Some(parsed) = coercer.as_mut().and_then(|c| whole_reply_as_scalar(raw, c)) {
@@ -94,6 +102,13 @@ pub(crate) fn choose(
         Some(report) => Parsed::err(syntax.merge(report)),
         None => Parsed::err(syntax),
     }
+}
+
+/// Whether coercion changed the value of `parsed`.
+fn coerced(parsed: &Parsed) -> bool {
+    matches!(parsed, Parsed::Ok { fixes, .. } if fixes.iter().any(|fix| matches!(fix,
+        Fix::CoerceNumber | Fix::CoerceBoolean | Fix::CoerceEnum | Fix::CoerceArray
+        | Fix::CoerceObject | Fix::CoerceNull)))
 }
 
 /// A reply that is strict JSON but fails the schema: with `coerce`, the value aligned with
