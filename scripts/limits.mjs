@@ -128,6 +128,14 @@ const CASES = {
     const schema = { $defs: { base: { type: ["array", "string"], items: { $ref: "#/$defs/node" } }, node: { allOf: [{ $ref: "#/$defs/base" }], unevaluatedItems: false } }, $ref: "#/$defs/node" };
     const str = JSON.stringify("x".repeat(30000)); const reply = ("[" + str + ",").repeat(126) + "1" + "]".repeat(126);
     const t = now(); const r = s.parseStructured(schema, reply); return { ok: r.ok, ms: now() - t, chars: reply.length, issues: r.report.issues.length };`],
+  "enum-mixed-4m": ["parseStructured: 3.9 MB arrays whose items all equal the last option of an enum that is not all strings or integers: 1,000 codes and false, 1,000 objects, 250 floats", `
+    const codes = [...Array(1000)].map((_, i) => "C" + String(i).padStart(3, "0"));
+    const kinds = { codesAndFalse: [...codes, false], objects: codes.map((code) => ({ code })), floats: [...Array(250)].map((_, i) => i + 0.5) };
+    const out = {}; for (const [kind, options] of Object.entries(kinds)) { const last = JSON.stringify(options.at(-1));
+      const reply = '{"codes":[' + Array(Math.floor(3.9e6 / (last.length + 1))).fill(last).join(",") + "]}";
+      const schema = { type: "object", properties: { codes: { type: "array", items: { enum: options } } }, required: ["codes"] };
+      const t = now(); const r = s.parseStructured(schema, reply); out[kind] = Math.round(now() - t) + " ms" + (r.ok ? "" : " (not ok)"); }
+    return out;`],
   "nested-arrays-4m": ["parseStructured: 4,000,000 chars of one-item arrays 120 deep ([[[…[1]…]]],…), the most room per character of text", `
     const one = "[".repeat(120) + "1" + "]".repeat(120); const reply = "[" + Array(Math.floor(4e6 / 242)).fill(one).join(",") + "]";
     const t = now(); const r = s.parseStructured({ type: "array" }, reply); return { ok: r.ok, ms: now() - t, chars: reply.length };`],

@@ -6,7 +6,8 @@
 //! meta-validation prefilter (a 2020-12 schema it says certainly conforms skips the
 //! meta-validator) against the meta-validator itself; `anyOf`/`oneOf` errors through selfheal's
 //! entry against upstream's (the same message and path, no branch errors); `uniqueItems` against
-//! upstream's `jsonschema_value::unique::is_unique`, with the pairs it compares counted; and the
+//! upstream's `jsonschema_value::unique::is_unique`, with the pairs it compares counted; `enum`
+//! against comparing with each option, with the comparisons counted; and the
 //! bounds of the jsonschema-regex patch (patches/jsonschema-regex/README.md) on `format: regex`.
 // Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
 #![cfg(feature = "validate")]
@@ -763,9 +764,10 @@ fn unique_items_compares_only_items_that_hash_alike() {
     );
 }
 
-#[test]
-fn unique_items_answers_as_upstream_does() {
-    let leaves: Vec<Value> = [
+/// Numbers, strings and empty containers around the edges of equality (`1` and `1.0`, `-0.0`,
+/// integers around 2^63 and 2^64, a string that reads as a number).
+fn leaves() -> Vec<Value> {
+    [
         "null",
         "true",
         "false",
@@ -798,36 +800,43 @@ fn unique_items_answers_as_upstream_does() {
     ]
     .iter()
     .map(|text| serde_json::from_str(text).unwrap())
-    .collect();
-    let mut gen = Gen(0x756e_6971);
-    fn value(gen: &mut Gen, leaves: &[Value], depth: usize) -> Value {
-        match if depth > 2 { 0 } else { gen.below(4) } {
-            0 => leaves[gen.below(leaves.len())].clone(),
-            // Small numbers, whole ones written either way: `3` and `3.0` are equal.
-            1 => match gen.below(3) {
-                0 => json!(gen.below(1000)),
-                1 => json!(gen.below(1000) as f64),
-                _ => json!(gen.below(1000) as f64 / 4.0 - 125.0),
-            },
-            2 => Value::Array(
-                (0..gen.below(4))
-                    .map(|_| value(gen, leaves, depth + 1))
-                    .collect(),
-            ),
-            _ => {
-                // Keys in any order, so that equal objects are often written differently.
-                let mut keys = vec!["a", "b", "c"];
-                for i in (1..keys.len()).rev() {
-                    keys.swap(i, gen.below(i + 1));
-                }
-                keys.truncate(gen.below(4));
-                let members = keys
-                    .into_iter()
-                    .map(|key| (key.to_owned(), value(gen, leaves, depth + 1)));
-                Value::Object(members.collect())
+    .collect()
+}
+
+/// A value up to three levels deep, often equal to another one written differently.
+fn value(gen: &mut Gen, leaves: &[Value], depth: usize) -> Value {
+    match if depth > 2 { 0 } else { gen.below(4) } {
+        0 => leaves[gen.below(leaves.len())].clone(),
+        // Small numbers, whole ones written either way: `3` and `3.0` are equal.
+        1 => match gen.below(3) {
+            0 => json!(gen.below(1000)),
+            1 => json!(gen.below(1000) as f64),
+            _ => json!(gen.below(1000) as f64 / 4.0 - 125.0),
+        },
+        2 => Value::Array(
+            (0..gen.below(4))
+                .map(|_| value(gen, leaves, depth + 1))
+                .collect(),
+        ),
+        _ => {
+            // Keys in any order, so that equal objects are often written differently.
+            let mut keys = vec!["a", "b", "c"];
+            for i in (1..keys.len()).rev() {
+                keys.swap(i, gen.below(i + 1));
             }
+            keys.truncate(gen.below(4));
+            let members = keys
+                .into_iter()
+                .map(|key| (key.to_owned(), value(gen, leaves, depth + 1)));
+            Value::Object(members.collect())
         }
     }
+}
+
+#[test]
+fn unique_items_answers_as_upstream_does() {
+    let leaves = leaves();
+    let mut gen = Gen(0x756e_6971);
     let schema = CompiledSchema::from_value(json!({"uniqueItems": true})).unwrap();
     let (mut unique, mut repeated) = (0, 0);
     for round in 0..4_000 {
@@ -855,6 +864,118 @@ fn unique_items_answers_as_upstream_does() {
     assert!(
         unique > 800 && repeated > 800,
         "{unique} unique, {repeated} repeated"
+    );
+}
+
+/// `value` written another way, and equal to it: members in reverse order, whole numbers below
+/// 2^53 as floats (`3` as `3.0`).
+fn respell(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => map
+            .iter()
+            .rev()
+            .map(|(k, v)| (k.clone(), respell(v)))
+            .collect(),
+        Value::Array(items) => items.iter().map(respell).collect(),
+        Value::Number(n) => match n.as_u64() {
+            Some(n) if n < 1 << 53 => json!(n as f64),
+            _ => value.clone(),
+        },
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn enum_compares_only_options_that_hash_alike() {
+    // The finding's enums, against a 3.9 MB reply of their last option: 3.4 s, 3.7 s and 1.6 s
+    // through wasm when every item was compared with every option in turn.
+    let codes = (0..1_000).map(|i| json!(format!("C{i:03}")));
+    let coded: Vec<Value> = codes.chain([json!(false)]).collect();
+    let objects: Vec<Value> = (0..1_000)
+        .map(|i| json!({"code": format!("C{i:03}"), "n": i}))
+        .collect();
+    let floats: Vec<Value> = (0..250).map(|i| json!(f64::from(i) + 0.5)).collect();
+    for options in [coded, objects, floats] {
+        for (i, option) in options.iter().enumerate() {
+            let respelled = respell(option);
+            let contains =
+                |hash_alike| jsonschema::__selfheal_enum_contains(&options, &respelled, hash_alike);
+            assert_eq!(contains(false), (true, 1), "{option}");
+            // Hashed alike, the options are compared in schema order.
+            assert_eq!(contains(true), (true, i + 1), "{option}");
+        }
+        let other = json!("C1000");
+        let contains =
+            |hash_alike| jsonschema::__selfheal_enum_contains(&options, &other, hash_alike);
+        assert_eq!(contains(false), (false, 0));
+        assert_eq!(contains(true), (false, options.len()));
+        let last = options.last().unwrap().clone();
+        let schema = json!({"type": "array", "items": {"enum": options}});
+        let schema = CompiledSchema::from_value(schema).unwrap();
+        assert!(schema.validate(&Value::Array(vec![last; 10_000])).is_none());
+    }
+    // Options alike down to the three levels the hash reads are all compared.
+    let deep: Vec<Value> = (0..10).map(|i| json!([[[[i]]]])).collect();
+    let contains = |value| jsonschema::__selfheal_enum_contains(&deep, &value, false);
+    assert_eq!(contains(json!([[[[9.0]]]])), (true, 10));
+    assert_eq!(contains(json!([[[[10]]]])), (false, 10));
+    assert_eq!(contains(json!([[[[]]]])), (false, 0));
+    // The error is the one of comparing each option, word for word.
+    let schema =
+        CompiledSchema::from_value(json!({"enum": ["a", 1, {"b": [null]}, false]})).unwrap();
+    let report = schema.validate(&json!([{"b": [null]}])).unwrap();
+    assert_eq!(
+        report.issues[0].message,
+        r#"[{"b":[null]}] is not one of "a", 1 or 2 other candidates"#
+    );
+}
+
+#[test]
+fn enum_answers_as_comparing_each_option_does() {
+    let leaves = leaves();
+    let mut gen = Gen(0x656e_756d);
+    // Nested past the three levels the hash reads, at times.
+    let deepen = |gen: &mut Gen, value: Value| match gen.below(4) {
+        0 => json!([[value]]),
+        1 => json!({"a": [value]}),
+        _ => value,
+    };
+    let (mut found, mut missing) = (0, 0);
+    for _ in 0..1_000 {
+        let options: Vec<Value> = (0..2 + gen.below(30))
+            .map(|_| {
+                let value = value(&mut gen, &leaves, 0);
+                deepen(&mut gen, value)
+            })
+            .collect();
+        let schema = CompiledSchema::from_value(json!({"enum": options})).unwrap();
+        for _ in 0..10 {
+            let instance = match gen.below(2) {
+                0 => respell(&options[gen.below(options.len())]),
+                _ => {
+                    let value = value(&mut gen, &leaves, 0);
+                    deepen(&mut gen, value)
+                }
+            };
+            let expected = options
+                .iter()
+                .any(|option| jsonschema_value::cmp::equal(option, &instance));
+            let contains = |hash_alike| {
+                jsonschema::__selfheal_enum_contains(&options, &instance, hash_alike).0
+            };
+            assert_eq!(contains(false), expected, "{instance} in {options:?}");
+            assert_eq!(contains(true), expected, "{instance} in {options:?}");
+            assert_eq!(schema.validate(&instance).is_none(), expected, "{instance}");
+            if expected {
+                found += 1;
+            } else {
+                missing += 1;
+            }
+        }
+    }
+    assert!(
+        found > 3_000 && missing > 3_000,
+        "{found} found, {missing} missing"
     );
 }
 

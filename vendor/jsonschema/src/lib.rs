@@ -1347,6 +1347,9 @@ mod keywords;
 // selfheal patch: `uniqueItems` sorted rather than hashed; its test hook.
 #[doc(hidden)]
 pub use keywords::unique_items::__selfheal_unique_items;
+// selfheal patch: `enum` options looked up by that hash; its test hook.
+#[doc(hidden)]
+pub use keywords::enum_::__selfheal_enum_contains;
 #[cfg(all(feature = "macros", not(target_family = "wasm")))]
 mod meta_codegen;
 // selfheal patch: meta-validation skipped for 2020-12 schemas that certainly conform.

@@ -55,11 +55,11 @@ pub(crate) mod hashed {
         let hashes: Vec<i64> = items
             .iter()
             .map(|item| {
-                let mut hasher = key.build_hasher();
-                if !hash_alike {
-                    feed(item.borrow(), &key, &mut hasher);
+                if hash_alike {
+                    0
+                } else {
+                    hash(item.borrow(), &key, u32::MAX) as i64
                 }
-                hasher.finish() as i64
             })
             .collect();
         let mut sorted = hashes.clone();
@@ -86,6 +86,16 @@ pub(crate) mod hashed {
         (true, compared)
     }
 
+    /// `value`'s hash under `key`, with what is nested more than `depth` arrays or objects deep
+    /// left out: values equal by `crate::cmp::equal` hash alike whatever the depth, and the walk
+    /// visits only the first `depth` levels (`enum` hashes the instance at every level of a
+    /// recursive schema, `uniqueItems` passes `u32::MAX`).
+    pub(crate) fn hash(value: &Value, key: &RandomState, depth: u32) -> u64 {
+        let mut hasher = key.build_hasher();
+        feed(value, key, &mut hasher, depth);
+        hasher.finish()
+    }
+
     const TWO_TO_64: f64 = 18_446_744_073_709_551_616.0;
 
     /// Equal values hash alike: a whole number by its integer value however it is written (`1`,
@@ -93,7 +103,7 @@ pub(crate) mod hashed {
     /// one word of its type and its length or value, so the stream reads back one way (ahash
     /// mixes the length of a run of bytes in with them).
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    fn feed(value: &Value, key: &RandomState, hasher: &mut AHasher) {
+    fn feed(value: &Value, key: &RandomState, hasher: &mut AHasher, depth: u32) {
         let (tag, word) = match value {
             Value::Null => (0, 0),
             Value::Bool(b) => (1, u64::from(*b)),
@@ -116,17 +126,18 @@ pub(crate) mod hashed {
                 (5, s.len() as u64)
             }
             Value::Array(items) => {
-                for item in items {
-                    feed(item, key, hasher);
+                for item in items.iter().take_while(|_| depth > 0) {
+                    feed(item, key, hasher, depth - 1);
                 }
                 (6, items.len() as u64)
             }
             Value::Object(map) => {
                 // Members in any order: the sum of their own hashes.
-                let members = map.iter().fold(0_u64, |sum, (name, value)| {
+                let members = map.iter().take_while(|_| depth > 0);
+                let members = members.fold(0_u64, |sum, (name, value)| {
                     let mut member = key.build_hasher();
                     member.write(name.as_bytes());
-                    feed(value, key, &mut member);
+                    feed(value, key, &mut member, depth - 1);
                     sum.wrapping_add(member.finish())
                 });
                 (7 + map.len() as u64, members)
