@@ -915,11 +915,16 @@ fn enum_compares_only_options_that_hash_alike() {
         assert!(schema.validate(&Value::Array(vec![last; 10_000])).is_none());
     }
     // Options alike down to the three levels the hash reads are all compared.
-    let deep: Vec<Value> = (0..10).map(|i| json!([[[[i]]]])).collect();
+    let deep: Vec<Value> = (0..12).map(|i| json!([[[[i]]]])).collect();
     let contains = |value| jsonschema::__selfheal_enum_contains(&deep, &value, false);
-    assert_eq!(contains(json!([[[[9.0]]]])), (true, 10));
-    assert_eq!(contains(json!([[[[10]]]])), (false, 10));
+    assert_eq!(contains(json!([[[[11.0]]]])), (true, 12));
+    assert_eq!(contains(json!([[[[12]]]])), (false, 12));
     assert_eq!(contains(json!([[[[]]]])), (false, 0));
+    // Up to ten options are compared in turn, without a hash.
+    let few: Vec<Value> = (0..10).map(|i| json!({"n": i})).collect();
+    let contains = |value| jsonschema::__selfheal_enum_contains(&few, &value, false);
+    assert_eq!(contains(json!({"n": 3})), (true, 4));
+    assert_eq!(contains(json!({"n": 10})), (false, 10));
     // The error is the one of comparing each option, word for word.
     let schema =
         CompiledSchema::from_value(json!({"enum": ["a", 1, {"b": [null]}, false]})).unwrap();

@@ -2,19 +2,15 @@ use super::unique_items::hashed;
 use crate::{
     compiler,
     error::ValidationError,
-    keywords::{CompilationResult, NotNullable, Nullability, Nullable},
+    keywords::CompilationResult,
     paths::{LazyLocation, Location, RefTracker},
-    properties::{KeyHead, PropertyName},
     types::{JsonType, JsonTypeSet},
     validator::{Validate, ValidationContext},
     Json, LazyInstance, Node,
 };
-use ahash::{AHashSet, RandomState};
-use jsonschema_value::JsonNumber;
+use ahash::RandomState;
 use serde_json::{Map, Value};
-use std::{borrow::Cow, marker::PhantomData, sync::Arc};
-
-const STRING_ENUM_THRESHOLD: usize = 10;
+use std::{borrow::Cow, sync::Arc};
 
 #[derive(Debug)]
 pub(crate) struct EnumValidator {
@@ -25,12 +21,12 @@ pub(crate) struct EnumValidator {
     location: Location,
 }
 
-/// selfheal patch: the options of an `enum` that is neither all strings nor all integers, looked
-/// up by `uniqueItems`' structural hash (`hashed`) instead of compared with the value one by one
-/// (1,000 string codes and `false`, against a 3.9 MB reply of codes, took 3.4 s). A value is
-/// compared (`crate::cmp::equal`, `1` equal to `1.0`) only with the options that hash like it:
-/// one, unless options agree down to `DEPTH` levels of nesting, which the hash does not read (so
-/// that hashing the instance at every level of a recursive schema stays linear in its size).
+/// selfheal patch: the options of an `enum`, looked up by `uniqueItems`' structural hash
+/// (`hashed`) instead of compared with the value one by one (1,000 string codes and `false`,
+/// against a 3.9 MB reply of codes, took 3.4 s). A value is compared (`crate::cmp::equal`, `1`
+/// equal to `1.0`) only with the options that hash like it: one, unless options agree down to
+/// `DEPTH` levels of nesting, which the hash does not read (so that hashing the instance at every
+/// level of a recursive schema stays linear in its size).
 #[derive(Debug)]
 pub(crate) struct HashedOptions {
     key: RandomState,
@@ -68,6 +64,11 @@ impl HashedOptions {
 
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     fn contains(&self, value: &Value, mut equal: impl FnMut(&Value, &Value) -> bool) -> bool {
+        // A few options (upstream's threshold for its string validators) are compared faster
+        // than the value is hashed.
+        if self.items.len() <= 10 {
+            return self.items.iter().any(|option| equal(value, option));
+        }
         let run = hashed::hash(value, &self.key, DEPTH) & !self.mask;
         let (Ok(start) | Err(start)) = self.entries.binary_search(&(run as i64));
         self.entries
@@ -201,189 +202,6 @@ impl<F: Json> Validate<F> for SingleValueEnumValidator {
     }
 }
 
-#[derive(Debug)]
-pub(crate) struct SmallStringEnumValidator<N> {
-    options: Arc<Value>,
-    items: Vec<PropertyName>,
-    location: Location,
-    nullability: PhantomData<N>,
-}
-
-impl<N: Nullability> SmallStringEnumValidator<N> {
-    #[inline]
-    pub(crate) fn compile<'a, F: Json>(
-        schema: &'a Value,
-        items: &'a [Value],
-        location: Location,
-    ) -> CompilationResult<'a, F> {
-        Ok(Box::new(SmallStringEnumValidator::<N> {
-            options: Arc::new(schema.clone()),
-            items: items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(|item| PropertyName::new(item.to_owned()))
-                .collect(),
-            location,
-            nullability: PhantomData,
-        }))
-    }
-}
-
-impl<F: Json, N: Nullability> Validate<F> for SmallStringEnumValidator<N> {
-    fn validate<'i>(
-        &self,
-        instance: &F::Node<'i>,
-        location: &LazyLocation,
-        tracker: Option<&RefTracker>,
-        ctx: &mut ValidationContext,
-    ) -> Result<(), ValidationError<'i>> {
-        if Validate::<F>::is_valid(self, instance, ctx) {
-            Ok(())
-        } else {
-            Err(ValidationError::enumeration(
-                self.location.clone(),
-                crate::paths::capture_evaluation_path(tracker, &self.location),
-                location.into(),
-                instance.lazy_value(),
-                &self.options,
-            ))
-        }
-    }
-
-    fn is_valid(&self, instance: &F::Node<'_>, _ctx: &mut ValidationContext) -> bool {
-        if let Some(s) = instance.as_string() {
-            let s = s.as_ref();
-            let head = KeyHead::of(s);
-            self.items.iter().any(|item| item.matches(head, s))
-        } else {
-            N::ACCEPTS_NULL && instance.is_null()
-        }
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct BigStringEnumValidator<N> {
-    options: Arc<Value>,
-    items: AHashSet<Box<str>>,
-    location: Location,
-    nullability: PhantomData<N>,
-}
-
-impl<N: Nullability> BigStringEnumValidator<N> {
-    #[inline]
-    pub(crate) fn compile<'a, F: Json>(
-        schema: &'a Value,
-        items: &'a [Value],
-        location: Location,
-    ) -> CompilationResult<'a, F> {
-        Ok(Box::new(BigStringEnumValidator::<N> {
-            options: Arc::new(schema.clone()),
-            items: items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(Into::into)
-                .collect(),
-            location,
-            nullability: PhantomData,
-        }))
-    }
-}
-
-impl<F: Json, N: Nullability> Validate<F> for BigStringEnumValidator<N> {
-    fn validate<'i>(
-        &self,
-        instance: &F::Node<'i>,
-        location: &LazyLocation,
-        tracker: Option<&RefTracker>,
-        ctx: &mut ValidationContext,
-    ) -> Result<(), ValidationError<'i>> {
-        if Validate::<F>::is_valid(self, instance, ctx) {
-            Ok(())
-        } else {
-            Err(ValidationError::enumeration(
-                self.location.clone(),
-                crate::paths::capture_evaluation_path(tracker, &self.location),
-                location.into(),
-                instance.lazy_value(),
-                &self.options,
-            ))
-        }
-    }
-
-    fn is_valid(&self, instance: &F::Node<'_>, _ctx: &mut ValidationContext) -> bool {
-        if let Some(s) = instance.as_string() {
-            self.items.contains(s.as_ref())
-        } else {
-            N::ACCEPTS_NULL && instance.is_null()
-        }
-    }
-}
-
-#[derive(Debug)]
-pub(crate) struct IntegerEnumValidator<N> {
-    options: Arc<Value>,
-    items: Vec<Value>,
-    /// Sorted and deduplicated; answers for instances written as an `i64`.
-    integers: Vec<i64>,
-    location: Location,
-    nullability: PhantomData<N>,
-}
-
-impl<N: Nullability> IntegerEnumValidator<N> {
-    #[inline]
-    pub(crate) fn compile<'a, F: Json>(
-        schema: &'a Value,
-        items: &'a [Value],
-        location: Location,
-    ) -> CompilationResult<'a, F> {
-        let mut integers: Vec<i64> = items.iter().filter_map(Value::as_i64).collect();
-        integers.sort_unstable();
-        integers.dedup();
-        Ok(Box::new(IntegerEnumValidator::<N> {
-            options: Arc::new(schema.clone()),
-            items: items.iter().filter(|v| !v.is_null()).cloned().collect(),
-            integers,
-            location,
-            nullability: PhantomData,
-        }))
-    }
-}
-
-impl<F: Json, N: Nullability> Validate<F> for IntegerEnumValidator<N> {
-    fn validate<'i>(
-        &self,
-        instance: &F::Node<'i>,
-        location: &LazyLocation,
-        tracker: Option<&RefTracker>,
-        ctx: &mut ValidationContext,
-    ) -> Result<(), ValidationError<'i>> {
-        if Validate::<F>::is_valid(self, instance, ctx) {
-            Ok(())
-        } else {
-            Err(ValidationError::enumeration(
-                self.location.clone(),
-                crate::paths::capture_evaluation_path(tracker, &self.location),
-                location.into(),
-                instance.lazy_value(),
-                &self.options,
-            ))
-        }
-    }
-
-    fn is_valid(&self, instance: &F::Node<'_>, _ctx: &mut ValidationContext) -> bool {
-        if let Some(number) = instance.as_number() {
-            if let Some(value) = number.as_i64() {
-                self.integers.binary_search(&value).is_ok()
-            } else {
-                // `2.0`, `1e2`, past `i64`: numeric equality across written forms and precisions
-                self.items.iter().any(|item| instance.equals_value(item))
-            }
-        } else {
-            N::ACCEPTS_NULL && instance.is_null()
-        }
-    }
-}
-
 #[inline]
 pub(crate) fn compile<'a, F: Json>(
     ctx: &compiler::Context<F>,
@@ -395,36 +213,9 @@ pub(crate) fn compile<'a, F: Json>(
         if items.len() == 1 {
             let value = items.iter().next().expect("Vec is not empty");
             Some(SingleValueEnumValidator::compile(schema, value, location))
-        } else if items
-            .iter()
-            .all(|v| matches!(v, Value::String(_) | Value::Null))
-        {
-            let small = items.len() <= STRING_ENUM_THRESHOLD;
-            match (small, items.iter().any(Value::is_null)) {
-                (true, true) => Some(SmallStringEnumValidator::<Nullable>::compile(
-                    schema, items, location,
-                )),
-                (true, false) => Some(SmallStringEnumValidator::<NotNullable>::compile(
-                    schema, items, location,
-                )),
-                (false, true) => Some(BigStringEnumValidator::<Nullable>::compile(
-                    schema, items, location,
-                )),
-                (false, false) => Some(BigStringEnumValidator::<NotNullable>::compile(
-                    schema, items, location,
-                )),
-            }
-        } else if items.iter().all(|v| v.is_null() || v.as_i64().is_some()) {
-            if items.iter().any(Value::is_null) {
-                Some(IntegerEnumValidator::<Nullable>::compile(
-                    schema, items, location,
-                ))
-            } else {
-                Some(IntegerEnumValidator::<NotNullable>::compile(
-                    schema, items, location,
-                ))
-            }
         } else {
+            // selfheal patch: every enum of several options is a `HashedOptions` lookup, where
+            // upstream had validators of their own for strings, strings and null, and integers.
             Some(EnumValidator::compile(schema, items, location))
         }
     } else {
