@@ -806,11 +806,15 @@ async function collectStream(doStream, loop, prompt) {
 
 /**
  * A collected stream sent on to the SDK: its parts as they came, the finish part carrying
- * `usage` (the run's sum; one is added to a cut stream), and with `text` the text parts replaced
- * by one text block holding it (the JSON selfheal accepted, where the first text block began).
+ * `usage` (the run's sum; one is added to a cut stream), and the text parts replaced by one text
+ * block (where the first text block began) holding `text`, the JSON selfheal accepted, or else
+ * the text as it came. One block, not the deltas again: the SDK parses the partial output anew
+ * at every delta, so a 52 KB reply replayed in 4-character deltas took 26 s (an outside review,
+ * 2026-12-02), and the caller of a buffered stream gets nothing before the end anyway.
  */
-function replayed(collected, text) {
-  const { parts: received, cut: _cut, content: _content, finishReason, usage, ...rest } = collected;
+function replayed(collected, accepted) {
+  const { parts: received, cut: _cut, content, finishReason, usage, ...rest } = collected;
+  const text = accepted ?? content.find((c) => c.type === "text")?.text;
   const parts = received.some((p) => p?.type === "finish") ? received : [...received, { type: "finish", finishReason }];
   const out = [];
   let placed = text === undefined;
