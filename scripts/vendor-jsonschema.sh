@@ -12,7 +12,8 @@
 #                                           editing the vendored copy by hand)
 #
 # CRATE=jsonschema-regex scripts/vendor-jsonschema.sh [diff | VERSION] does the same for upstream's
-# ECMA-262 syntax check, vendored the same way (patches/jsonschema-regex/README.md).
+# ECMA-262 syntax check, vendored the same way (patches/jsonschema-regex/README.md), and
+# CRATE=regex-lite for the linear pattern engine (patches/regex-lite/README.md).
 #
 # The pristine crate comes through cargo itself (`cargo fetch` of a throwaway manifest), so the
 # registry's checksum is verified; its sha256 is recorded in UPSTREAM. Only what builds the library
@@ -50,7 +51,7 @@ fetch_pristine() {
   tar -xzf "$crate" -C "$tmp"
   mkdir -p "$tmp/pristine"
   cp -r "$tmp/$CRATE-$v/src" "$tmp/pristine/"
-  for f in LICENSE README.md; do [ ! -e "$tmp/$CRATE-$v/$f" ] || cp "$tmp/$CRATE-$v/$f" "$tmp/pristine/"; done
+  for f in "$tmp/$CRATE-$v"/LICENSE* "$tmp/$CRATE-$v/README.md"; do [ ! -e "$f" ] || cp "$f" "$tmp/pristine/"; done
   # Drop [[test]], [[bench]], [[example]] and every *dev-dependencies* table of the manifest.
   awk '
     /^\[/ { skip = ($0 ~ /^\[\[(test|bench|example)\]\]/ || $0 ~ /dev-dependencies/) }

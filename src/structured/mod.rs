@@ -320,7 +320,9 @@ pub fn too_long_report(length: ReplyLength, max: usize) -> FailureReport {
 /// Parse one reply against an optional schema (SPEC section 4). A value accepted against a
 /// schema this build does not validate (selfheal/lite) says `validated: false`.
 pub fn parse(raw: &str, schema: Option<&CompiledSchema>, options: &ParseOptions) -> Parsed {
-    let mut parsed = parse_checked(raw, schema, options);
+    // Every validation of the reply, its candidates and their coercions, is one call's pattern
+    // matching (DESIGN.md, "Patterns").
+    let mut parsed = schema::engine::one_call(|| parse_checked(raw, schema, options));
     if let Parsed::Ok { validated, .. } = &mut parsed {
         if schema.is_some_and(|s| !s.validates()) {
             *validated = Some(False);

@@ -292,7 +292,8 @@ impl CompiledSchema {
     /// than [`ERROR_BUDGET_BYTES`] (a 50,000-character key over 50,000 failing items is 2.5 GB)
     /// is reported by its first issue alone, and by a count of its parts.
     pub fn validate(&self, instance: &Value) -> Option<FailureReport> {
-        (!self.is_valid(instance)).then(|| self.report_invalid(instance))
+        // The check and the report are one call's pattern matching.
+        engine::one_call(|| (!self.is_valid(instance)).then(|| self.report_invalid(instance)))
     }
 
     /// The report of a value [`Self::is_valid`] refused, without checking it again: one pass

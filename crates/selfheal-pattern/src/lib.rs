@@ -21,7 +21,9 @@
 //!    backtracking engine and could backtrack catastrophically (`^(\w+)+\1$`). `new Schema` then
 //!    throws, naming the pattern, instead of a later call hanging on some reply;
 //! 4. bounded in time: a subject longer than the chosen engine matches within [`cost`]'s budget
-//!    at worst is not matched ([`MatchError::TooLong`], [`Pattern::max_subject`]).
+//!    at worst is not matched ([`MatchError::TooLong`], [`Pattern::max_subject`]), and the
+//!    matches of one call ([`scope`]) share a budget, past which they are not tried
+//!    ([`refusals`]).
 //!
 //! Native and wasm builds make the same choice up to step 2's first engine, so they accept and
 //! refuse the same patterns (the time bound follows the engine, so it can differ); tests/pattern_suite.rs and tests/js/patterns.test.mjs run the
@@ -34,6 +36,7 @@ compile_error!(
 
 mod ast;
 mod cost;
+pub use cost::{refusals, scope, CALL_BUDGET_NS};
 mod emit;
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
 mod js;
@@ -95,6 +98,8 @@ pub struct Pattern {
     engine: Engine,
     /// The longest subject its engine matches within [`cost::BUDGET_NS`] at worst.
     max_subject: usize,
+    /// The estimated worst-case time of its engine per byte of subject, in nanoseconds.
+    cost: f64,
 }
 
 impl std::fmt::Debug for Pattern {
@@ -148,6 +153,7 @@ impl Pattern {
             source: source.into(),
             engine,
             max_subject: cost::max_subject(cost),
+            cost,
         })
     }
 
@@ -233,11 +239,25 @@ impl Pattern {
         }
         match &self.engine {
             Engine::Simple(simple) => Ok(simple.is_match(subject)),
-            Engine::Linear(re) => Ok(re.is_match(subject)),
+            // Past the call's budget: not tried, and counted (see `cost`).
+            _ if !cost::allowed() => Ok(false),
+            Engine::Linear(re) => {
+                let before = regex_lite::__selfheal_steps();
+                let matched = re.is_match(subject);
+                let steps = regex_lite::__selfheal_steps().wrapping_sub(before);
+                cost::charge(steps as f64 * cost::STEP_NS.1);
+                Ok(matched)
+            }
             #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-            Engine::Host(re) => re.test(subject).ok_or(MatchError::Failed),
+            Engine::Host(re) => {
+                cost::charge(subject.len() as f64 * self.cost);
+                re.test(subject).ok_or(MatchError::Failed)
+            }
             #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-            Engine::Backtracking(re) => re.is_match(subject).map_err(|_| MatchError::Failed),
+            Engine::Backtracking(re) => {
+                cost::charge(subject.len() as f64 * self.cost);
+                re.is_match(subject).map_err(|_| MatchError::Failed)
+            }
         }
     }
 }

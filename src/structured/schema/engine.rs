@@ -13,6 +13,16 @@ use serde_json::Value;
 /// Whether this build checks values against their schemas.
 pub const VALIDATES: bool = cfg!(feature = "validate");
 
+/// Runs `f` as one call of the API: its pattern matches share one time budget
+/// (`selfheal_pattern::scope`; docs/DESIGN.md, "Patterns"). Opened by each validation, and around
+/// them by each entry that validates more than once (a parse, a streamed chunk), whose scope the
+/// inner ones then share.
+pub(crate) fn one_call<T>(f: impl FnOnce() -> T) -> T {
+    #[cfg(feature = "validate")]
+    let f = || selfheal_pattern::scope(f);
+    f()
+}
+
 #[cfg(feature = "validate")]
 mod imp {
     use serde_json::Value;
@@ -32,23 +42,56 @@ mod imp {
     }
 
     impl Validator {
+        /// Whether `instance` is valid; `None` when the answer rests on a pattern match that
+        /// was not tried, the call's matching budget spent (`selfheal_pattern::scope`).
+        pub fn check(&self, instance: &Value) -> Option<bool> {
+            reached(|| self.0.is_valid(instance))
+        }
+
         pub fn is_valid(&self, instance: &Value) -> bool {
-            self.0.is_valid(instance)
+            self.check(instance) == Some(true)
         }
 
         /// The first `listed` errors of `instance` as report issues, and how many more there
         /// are: counted, not formatted (jsonschema collects every error first).
         pub fn issues(&self, instance: &Value, listed: usize) -> (Vec<FailureIssue>, usize) {
-            let mut errors = self.0.iter_errors(instance);
-            let issues = errors.by_ref().take(listed).map(|e| issue(&e)).collect();
-            (issues, errors.count())
+            reached(|| {
+                let mut errors = self.0.iter_errors(instance);
+                let issues = errors.by_ref().take(listed).map(|e| issue(&e)).collect();
+                (issues, errors.count())
+            })
+            .unwrap_or_else(|| (vec![not_matched()], 0))
         }
 
         /// The first error only (cheap where the schema builds no nested error lists).
         pub fn first_issue(&self, instance: &Value) -> Option<FailureIssue> {
-            self.0.validate(instance).err().map(|e| issue(&e))
+            reached(|| self.0.validate(instance).err().map(|e| issue(&e)))
+                .unwrap_or_else(|| Some(not_matched()))
         }
     }
+
+    /// `f`'s answer, one call's matching at most, or `None` when a match in it was not tried.
+    fn reached<T>(f: impl FnOnce() -> T) -> Option<T> {
+        super::one_call(|| {
+            let before = selfheal_pattern::refusals();
+            let out = f();
+            (selfheal_pattern::refusals() == before).then_some(out)
+        })
+    }
+
+    /// The issue of a value whose patterns the call's matching budget could not all check.
+    fn not_matched() -> FailureIssue {
+        FailureIssue {
+            kind: FailureKind::Schema,
+            path: String::new(),
+            message: NOT_MATCHED.to_string(),
+        }
+    }
+
+    /// Names the budget (`selfheal_pattern::CALL_BUDGET_NS`, checked below).
+    const NOT_MATCHED: &str = "not validated: checking its strings against the \
+        schema's patterns takes longer than one call may spend matching (about 1 s); a smaller \
+        value can be checked";
 
     /// A schema issue as the report holds it: path and message on one line, clipped.
     fn issue(e: &jsonschema::ValidationError<'_>) -> FailureIssue {
@@ -58,6 +101,15 @@ mod imp {
             // jsonschema quotes the whole failing value: formatted only as far as the clip
             // reads, or every issue of a deep reply would print the reply again.
             message: one_line_of(e, MAX_MESSAGE_CHARS),
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn the_not_matched_issue_names_the_budget() {
+            let seconds = selfheal_pattern::CALL_BUDGET_NS / 1e9;
+            assert!(super::NOT_MATCHED.contains(&format!("(about {seconds} s)")));
         }
     }
 }
@@ -80,6 +132,10 @@ mod imp {
     }
 
     impl Validator {
+        pub fn check(&self, _instance: &Value) -> Option<bool> {
+            Some(true)
+        }
+
         pub fn is_valid(&self, _instance: &Value) -> bool {
             true
         }

@@ -259,7 +259,8 @@ impl PartialJson {
         }
         self.chars = chars;
         self.text.push_str(chunk);
-        self.reader.feed(chunk, &mut self.builder);
+        // One chunk's checks are one call's pattern matching (DESIGN.md, "Patterns").
+        super::schema::engine::one_call(|| self.reader.feed(chunk, &mut self.builder));
         if self.builder.violation.is_none() {
             if let Some(error) = self.reader.error() {
                 let (line, column) = line_column(&self.text, error.offset);

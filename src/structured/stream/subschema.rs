@@ -95,12 +95,13 @@ impl Lazy {
         self.schema.as_object().and_then(|o| o.values().next())
     }
 
-    /// `Some(valid)`, or `None` when the keyword could not be compiled alone.
+    /// `Some(valid)`, or `None` when the keyword could not be compiled alone or its answer
+    /// rests on a pattern match the call's budget did not try.
     pub(super) fn is_valid(&self, instance: &Value) -> Option<bool> {
         self.validator
             .get_or_init(|| engine::keyword(&self.schema))
             .as_ref()
-            .map(|v| v.is_valid(instance))
+            .and_then(|v| v.check(instance))
     }
 }
 
