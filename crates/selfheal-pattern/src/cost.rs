@@ -63,26 +63,36 @@ thread_local! {
 /// Runs `f` as one call: its matches share [`CALL_BUDGET_NS`]. A scope opened inside another
 /// shares the outer one's budget, so each entry point can open one without knowing its callers.
 /// Matches outside any scope have only their own bound.
+#[inline]
 pub fn scope<T>(f: impl FnOnce() -> T) -> T {
+    enter();
+    let out = f();
+    leave();
+    out
+}
+
+/// Opens a [`scope`] (not generic, so that each caller's instance of it is two calls).
+#[inline(never)]
+fn enter() {
     let outer = SCOPE.get();
-    if outer.depth == 0 {
-        SCOPE.set(Scope {
+    SCOPE.set(match outer.depth {
+        0 => Scope {
             depth: 1,
             left: CALL_BUDGET_NS,
             refused: 0,
-        });
-    } else {
-        SCOPE.set(Scope {
-            depth: outer.depth + 1,
+        },
+        depth => Scope {
+            depth: depth + 1,
             ..outer
-        });
-    }
-    let out = f();
-    SCOPE.set(Scope {
-        depth: outer.depth,
-        ..SCOPE.get()
+        },
     });
-    out
+}
+
+#[inline(never)]
+fn leave() {
+    let mut scope = SCOPE.get();
+    scope.depth = scope.depth.saturating_sub(1);
+    SCOPE.set(scope);
 }
 
 /// How many matches the open scope has refused so far: a verdict reached while this grew
