@@ -1063,3 +1063,30 @@ fn not_pattern_and_unevaluated_items_errors_share_or_index_their_payload_with_up
         "Unevaluated items are not allowed (1 item)"
     );
 }
+
+/// Patch item 13: one `const` validator for every type, with the verdicts and message of
+/// upstream's six (JSON Schema equality: `1` equals `1.0`, keys in any order, `false` is not `0`).
+#[test]
+fn one_const_validator_answers_for_every_type() {
+    let cases = [
+        (json!(1), json!(1.0), true),
+        (json!(1), json!(true), false),
+        (json!(false), json!(0), false),
+        (json!(null), json!(null), true),
+        (json!(null), json!(false), false),
+        (json!("a"), json!("a"), true),
+        (json!("a"), json!(["a"]), false),
+        (json!([1, {"a": 2}]), json!([1.0, {"a": 2.0}]), true),
+        (json!([1]), json!([1, 1]), false),
+        (json!({"a": 1, "b": [2]}), json!({"b": [2], "a": 1}), true),
+        (json!({}), json!([]), false),
+        (json!(18446744073709551615u64), json!(18446744073709551615u64), true),
+        (json!(-0.0), json!(0), true),
+    ];
+    for (constant, instance, valid) in cases {
+        let validator = jsonschema::validator_for(&json!({"const": constant})).unwrap();
+        assert_eq!(validator.is_valid(&instance), valid, "{constant} / {instance}");
+        let error = validator.validate(&instance).err().map(|e| e.to_string());
+        assert_eq!(error, (!valid).then(|| format!("{constant} was expected")), "{constant}");
+    }
+}
