@@ -311,6 +311,39 @@ fn a_value_that_passes_as_written_wins_over_an_earlier_one_that_needs_coercion()
     }
 }
 
+/// A value of a sequence is offered on its own after the array of them all: wrapped into the
+/// array the schema wants, it passed for the list, and the other lines were lost with `ok`
+/// (an outside review, 2026-12-02: with the coercion budget spent, 666,000 NDJSON rows gave one).
+#[test]
+fn one_line_of_ndjson_is_never_wrapped_into_the_list() {
+    let rows = compile(
+        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}}}}"#,
+    );
+    for raw in [
+        "{\"id\":1}\n{\"id\":\"two\"}\n{\"id\":3}",
+        "{\"id\":1}\n{\"id\":\"two\",}\n{\"id\":3}",
+        "{\"id\":1}, {\"id\":\"two\"}",
+    ] {
+        match parse(raw, Some(&rows), &coerce()) {
+            Parsed::Err { report, .. } => {
+                assert_eq!(
+                    report.issues.last().map(|i| i.path.as_str()),
+                    Some("/1/id"),
+                    "{raw}"
+                )
+            }
+            Parsed::Ok { value, .. } => panic!("{raw}: accepted {value}"),
+        }
+    }
+    // A single value is still wrapped.
+    coerced(
+        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}}}}"#,
+        "Here it is: {\"id\": 1}",
+        json!([{"id": 1}]),
+        &[Fix::SurroundingProse, Fix::CoerceArray],
+    );
+}
+
 #[test]
 fn a_scalar_where_a_one_field_object_is_expected() {
     let person = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;

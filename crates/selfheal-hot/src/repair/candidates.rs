@@ -32,6 +32,9 @@ pub struct Candidate {
     pub strict: bool,
     /// Paths of the bare words quoted as strings, which the schema must expect to be strings.
     pub bare_words: BareWords,
+    /// One value of a sequence (NDJSON, or values separated by commas) offered on its own after
+    /// the array of them all: never the whole list, so never wrapped into one.
+    pub one_of_many: bool,
 }
 
 /// What the consumer made of a candidate.
@@ -125,6 +128,7 @@ impl<'t> Reader<'t> {
                     fixes: base.clone(),
                     strict: true,
                     bare_words: BareWords::default(),
+                    one_of_many: false,
                 });
                 match verdict {
                     Verdict::Stop => return Ok(ControlFlow::Break(())),
@@ -182,6 +186,7 @@ impl<'t> Reader<'t> {
                         fixes,
                         strict: true,
                         bare_words: BareWords::default(),
+                        one_of_many: false,
                     },
                     start + len,
                 ),
@@ -201,6 +206,7 @@ impl<'t> Reader<'t> {
                                 fixes,
                                 strict: false,
                                 bare_words: scanned.bare_words,
+                                one_of_many: false,
                             },
                             end,
                         )
@@ -282,6 +288,7 @@ fn sequence(
         fixes,
         strict,
         bare_words: scanned.bare_words.clone(),
+        one_of_many: false,
     };
     if visit(all) == Verdict::Stop {
         return ControlFlow::Break(());
@@ -300,6 +307,7 @@ fn sequence(
             fixes: one,
             strict: strict && strict_value(&own),
             bare_words: scanned.bare_words.element(i),
+            one_of_many: true,
         };
         if visit(each) == Verdict::Stop {
             return ControlFlow::Break(());
