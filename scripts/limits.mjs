@@ -104,6 +104,11 @@ const CASES = {
     const out = {}; for (const [pattern, c] of cases) { const schema = new s.Schema({ type: "string", pattern }); const reply = JSON.stringify(c.repeat(3.9e6));
       const t = now(); const r = schema.parse(reply); out[pattern] = Math.round(now() - t) + " ms" + (r.report?.issues[0]?.message.includes("could not be checked") ? " (refused)" : ""); }
     return out;`],
+  "pattern-many-4m": ["parseStructured: 3.9 MB of strings each just under their own match bound (63,000 chars against an unanchored host-name pattern); one call's matches share a budget", `
+    const pattern = "[a-z0-9-]{1,63}(\\.[a-z0-9-]{1,63})*\\.com"; const long = "a".repeat(62800);
+    const reply = JSON.stringify(Array(Math.floor(3.9e6 / 62803)).fill(long));
+    const t = now(); const r = s.parseStructured({ type: "array", items: { type: "string", pattern } }, reply);
+    return { ok: r.ok, ms: now() - t, chars: reply.length, issues: r.report?.issues.length, first: r.report?.issues[0]?.message.slice(0, 60) };`],
   "unique-nested": ["uniqueItems: 20,000 distinct arrays of 17 empty or one-item arrays (1.34 MB), which upstream's hash put in one bucket", `
     const items = []; for (let i = 0; i < 20000; i++) items.push("[" + [...i.toString(2).padStart(17, "0")].map((b) => b === "0" ? "[]" : "[[]]").join(",") + "]");
     const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
