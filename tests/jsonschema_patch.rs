@@ -1080,13 +1080,25 @@ fn one_const_validator_answers_for_every_type() {
         (json!([1]), json!([1, 1]), false),
         (json!({"a": 1, "b": [2]}), json!({"b": [2], "a": 1}), true),
         (json!({}), json!([]), false),
-        (json!(18446744073709551615u64), json!(18446744073709551615u64), true),
+        (
+            json!(18446744073709551615u64),
+            json!(18446744073709551615u64),
+            true,
+        ),
         (json!(-0.0), json!(0), true),
     ];
     for (constant, instance, valid) in cases {
         let validator = jsonschema::validator_for(&json!({"const": constant})).unwrap();
-        assert_eq!(validator.is_valid(&instance), valid, "{constant} / {instance}");
+        assert_eq!(
+            validator.is_valid(&instance),
+            valid,
+            "{constant} / {instance}"
+        );
         let error = validator.validate(&instance).err().map(|e| e.to_string());
-        assert_eq!(error, (!valid).then(|| format!("{constant} was expected")), "{constant}");
+        assert_eq!(
+            error,
+            (!valid).then(|| format!("{constant} was expected")),
+            "{constant}"
+        );
     }
 }

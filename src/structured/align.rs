@@ -55,7 +55,8 @@ pub(crate) fn choose(
         if !candidate.strict && (found_coerced.is_some() || found_repaired.is_some())
             || candidate.one_of_many && lists_only && !candidate.text.starts_with('[')
         {
-            // Only a strict candidate can still come first.
+            // Only a strict candidate can still come first; a value of a sequence that is not an
+            // array cannot be the list.
             return Verdict::Next;
         }
         let Ok(value) = selfheal_hot::parse_value(&candidate.text) else {

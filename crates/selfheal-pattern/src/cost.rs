@@ -22,8 +22,8 @@
 //! decides under both outcomes and reports when they differ. A failing string is matched at most
 //! three times (the yes/no check as parsed and as coerced, then for the report): 0.6 s.
 //!
-//! One string's bound is not a reply's: 62 strings of 64 KB, each just under its bound, took
-//! 7.3 s (an outside review, 2026-12-02). So the matches of one call share [`CALL_BUDGET_NS`]
+//! One string's bound is not a reply's: 62 strings of 63 KB, each just under its bound, took
+//! 10.3 s (`scripts/limits.mjs pattern-many-4m`, after an outside review, 2026-12-02). So the matches of one call share [`CALL_BUDGET_NS`]
 //! too, within a [`scope`]. The worst-case estimate is 7-12x what ordinary strings cost (131
 //! automaton states a byte against 11-18 for host names and e-mail addresses under the same
 //! patterns), so regex-lite is charged the work it did (the states its PikeVM stepped:
