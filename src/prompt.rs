@@ -15,8 +15,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::structured::schema::capped;
-use crate::structured::{FailureKind, FailureReport, MAX_MESSAGE_CHARS, MAX_PATH_CHARS};
+use crate::structured::schema::{capped, count_issues};
+use crate::structured::{
+    FailureIssue, FailureKind, FailureReport, MAX_MESSAGE_CHARS, MAX_PATH_CHARS,
+};
 use crate::text::{clip, neutralise_tags, one_line};
 
 /// A prompt as the host sends it.
@@ -27,7 +29,9 @@ pub struct Prompt {
 }
 
 impl Prompt {
-    /// Length in Unicode code points, system + user (what `maxPromptChars` limits).
+    /// Length in Unicode code points, system + user (what `maxPromptChars` limits). Out of line:
+    /// the counting loop, unrolled at opt-level 3, is large.
+    #[inline(never)]
     pub fn chars(&self) -> usize {
         self.system.chars().count() + self.user.chars().count()
     }
@@ -155,6 +159,19 @@ pub fn build_fix_prompt(
     max_raw_chars: usize,
     locale: Locale,
 ) -> Prompt {
+    let (listed, more) = capped(&report.issues);
+    fix_prompt(report, (listed, more), schema, raw, max_raw_chars, locale)
+}
+
+/// The fix prompt listing `issues` (the ones listed, and how many more to count).
+fn fix_prompt(
+    report: &FailureReport,
+    issues: (&[FailureIssue], usize),
+    schema: &Value,
+    raw: &str,
+    max_raw_chars: usize,
+    locale: Locale,
+) -> Prompt {
     let t = texts(locale);
     let schema_text = schema_block(schema);
     let fence = fence_for(&schema_text);
@@ -176,7 +193,7 @@ pub fn build_fix_prompt(
     user.push_str("\n\n");
     user.push_str(t.data_note);
     user.push_str("\n\n");
-    push_issues_block(&mut user, report, t);
+    push_issues_block(&mut user, issues, t);
     user.push('\n');
     user.push_str(OPEN_TAG);
     user.push('\n');
@@ -190,6 +207,45 @@ pub fn build_fix_prompt(
         system: t.fix_system.to_string(),
         user,
     }
+}
+
+/// [`build_fix_prompt`] within `max_chars` code points when listing fewer issues makes it fit:
+/// the first issues that fit, then one line counting the rest, as a report past
+/// [`MAX_ISSUES`](crate::structured::MAX_ISSUES) counts them. A reply wrong the same way in many
+/// places (every price written as text) gave a hundred issues, a prompt over the 6000 default and
+/// a degrade, where one fix prompt would have repaired them all. Over `max_chars` even with one
+/// issue listed: the whole prompt, which the loop refuses (`prompt-too-large`).
+pub fn build_fix_prompt_within(
+    report: &FailureReport,
+    schema: &Value,
+    raw: &str,
+    max_raw_chars: usize,
+    locale: Locale,
+    max_chars: Option<u32>,
+) -> Prompt {
+    // Every issue first; then the most that fit, by halves (more listed is never shorter).
+    let (all, more) = capped(&report.issues);
+    let n = all.len();
+    let (mut k, mut fits, mut over) = (n, 0, n + 1);
+    let (mut best, mut whole) = (None, None);
+    loop {
+        let (listed, rest) = all.split_at_checked(k).unwrap_or((all, &[]));
+        let issues = (listed, more.saturating_add(count_issues(rest)));
+        let prompt = fix_prompt(report, issues, schema, raw, max_raw_chars, locale);
+        let fit = max_chars.is_none_or(|max| prompt.chars() <= max as usize);
+        match (fit, k == n) {
+            (true, true) => return prompt,
+            (true, false) => (fits, best) = (k, Some(prompt)),
+            (false, true) => (over, whole) = (k, Some(prompt)),
+            (false, false) => over = k,
+        }
+        if over - fits <= 1 {
+            break;
+        }
+        k = fits + (over - fits) / 2;
+    }
+    // `whole` was built first, so one of them is there.
+    best.or(whole).unwrap_or_default()
 }
 
 /// What a reask correction is about.
@@ -230,7 +286,7 @@ pub fn build_reask_prompt(previous: &Prompt, correction: Correction<'_>, locale:
             user.push('\n');
             user.push_str(t.issues_note);
             user.push('\n');
-            push_issues_block(&mut user, report, t);
+            push_issues_block(&mut user, capped(&report.issues), t);
             // A cut-off reply must change (get shorter); only a targeted fix keeps the rest.
             if !truncated {
                 user.push('\n');
@@ -246,12 +302,11 @@ pub fn build_reask_prompt(previous: &Prompt, correction: Correction<'_>, locale:
 
 /// The issues between their tags, one line each: at most [`MAX_ISSUES`](crate::structured::MAX_ISSUES), each path and
 /// message on one line, clipped and neutralised (a report from the host may hold anything).
-fn push_issues_block(out: &mut String, report: &FailureReport, t: &Texts) {
+fn push_issues_block(out: &mut String, (listed, more): (&[FailureIssue], usize), t: &Texts) {
     out.push_str(ISSUES_OPEN_TAG);
     out.push('\n');
     // At most MAX_ISSUES lines, the last one a count when there are more (a report from the
     // host may hold any number), by the rule reports are capped with.
-    let (listed, more) = capped(&report.issues);
     for issue in listed {
         let path = one_line(&issue.path, MAX_PATH_CHARS);
         let path = if path.is_empty() { t.root } else { &path };

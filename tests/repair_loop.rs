@@ -1485,3 +1485,45 @@ fn loops_are_independent() {
         delays(&drive(&mut city_loop(config()), &[(http(503), 0.0)]))
     );
 }
+
+/// A reply wrong the same way in many places gave a hundred issues, a fix prompt over the 6000
+/// default and a degrade (an outside review, 2026-12-02). The prompt now lists the issues that
+/// fit and counts the rest, as a report past 100 issues does; the schema and the quote are whole.
+#[test]
+fn a_fix_prompt_lists_the_issues_that_fit_and_counts_the_rest() {
+    let schema = r#"{"type":"object","required":["rows"],"properties":{"rows":{"type":"array",
+        "items":{"type":"object","properties":{"price":{"type":"number"},"qty":{"type":"integer"}}}}}}"#;
+    let rows: Vec<_> = (0..80)
+        .map(|i| json!({"price": format!("{i}.50 EUR"), "qty": format!("{i} pcs")}))
+        .collect();
+    let text = json!({ "rows": rows }).to_string();
+    let mut l = new_loop(config(), Some(schema));
+    let out = drive(&mut l, &[(reply(&text), 0.0)]);
+    assert_eq!(shapes(&out), ["fix #2"]);
+    let prompt = sent_prompt(&out[0]);
+    assert!(prompt.chars() <= 6000, "{}", prompt.chars());
+    assert!(prompt
+        .user
+        .contains("- /rows/0/price: \"0.50 EUR\" is not of type \"number\""));
+    let listed = prompt
+        .user
+        .lines()
+        .filter(|l| l.starts_with("- /rows/"))
+        .count();
+    assert!((10..99).contains(&listed), "{listed} listed");
+    // 160 issues: 99 and a count in the report, the rest counted in the prompt.
+    assert!(
+        prompt
+            .user
+            .contains(&format!("{} more issues not listed", 160 - listed)),
+        "{}",
+        prompt.user
+    );
+    // Over the limit with one issue listed: still a degrade.
+    let mut l = new_loop(
+        with_budget(config(), |b| b.max_prompt_chars = Some(700)),
+        Some(schema),
+    );
+    let out = drive(&mut l, &[(reply(&text), 0.0)]);
+    assert_eq!(shapes(&out), ["degrade prompt-too-large/1"]);
+}

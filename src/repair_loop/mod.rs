@@ -30,7 +30,7 @@ use serde_json::Value;
 
 use crate::backoff::Rng;
 use crate::classify::{classify_with_rules, Cause, Classified, ErrorClass, ErrorInfo, Signal};
-use crate::prompt::{build_fix_prompt, build_reask_prompt, Correction, Prompt};
+use crate::prompt::{build_fix_prompt_within, build_reask_prompt, Correction, Prompt};
 use crate::structured::stream::{PartialUpdate, StreamOptions, StreamSchema};
 use crate::structured::{
     self, stop_category, CompiledSchema, FailureIssue, FailureKind, FailureReport, ParseOptions,
@@ -486,13 +486,19 @@ impl RepairLoop {
         }
         let locale = self.config.locale;
         let max_raw = self.config.max_raw_chars as usize;
+        let max_prompt = self.config.budget.max_prompt_chars;
         let schema = self.schema.clone();
         self.state.last_report = Some(report.clone());
         self.repair(
             |previous| match (strategy, schema) {
-                (Strategy::Fix, Some(schema)) => {
-                    build_fix_prompt(&report, schema.value(), raw, max_raw, locale)
-                }
+                (Strategy::Fix, Some(schema)) => build_fix_prompt_within(
+                    &report,
+                    schema.value(),
+                    raw,
+                    max_raw,
+                    locale,
+                    max_prompt,
+                ),
                 _ => build_reask_prompt(previous, Correction::Report(&report), locale),
             },
             strategy,

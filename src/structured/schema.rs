@@ -398,11 +398,16 @@ pub(crate) fn capped(issues: &[FailureIssue]) -> (&[FailureIssue], usize) {
     let (listed, rest) = issues
         .split_at_checked(MAX_ISSUES - 1)
         .unwrap_or((issues, &[]));
+    (listed, count_issues(rest))
+}
+
+/// How many issues `rest` stands for: a count at its end stands for the issues it counts.
+pub(crate) fn count_issues(rest: &[FailureIssue]) -> usize {
     let counted = rest
         .last()
         .and_then(more_count)
         .map_or(0, |n| n.saturating_sub(1));
-    (listed, rest.len().saturating_add(counted))
+    rest.len().saturating_add(counted)
 }
 
 /// The count of a [`more_issues`] issue.
