@@ -1970,25 +1970,16 @@ where
     let kctx = ctx.new_at_location("additionalProperties");
     let property_pattern_indices = precompute_property_pattern_indices(map.keys(), &patterns);
 
-    if map.len() < HASHMAP_THRESHOLD {
-        Some(Ok(Box::new(
-            AdditionalPropertiesWithPatternsNotEmptyValidator::<SmallValidatorsMap<F>, R, F> {
-                node: try_compile!(compiler::compile(&kctx, kctx.as_resource_ref(schema))),
-                properties: try_compile!(compile_small_map(ctx, map)),
-                patterns,
-                property_pattern_indices,
-            },
-        )))
-    } else {
-        Some(Ok(Box::new(
-            AdditionalPropertiesWithPatternsNotEmptyValidator::<BigValidatorsMap<F>, R, F> {
-                node: try_compile!(compiler::compile(&kctx, kctx.as_resource_ref(schema))),
-                properties: try_compile!(compile_big_map(ctx, map)),
-                patterns,
-                property_pattern_indices,
-            },
-        )))
-    }
+    // selfheal patch (item 14): one property map for `additionalProperties` beside
+    // `patternProperties`, however many properties: each map type was a copy of this validator.
+    Some(Ok(Box::new(
+        AdditionalPropertiesWithPatternsNotEmptyValidator::<BigValidatorsMap<F>, R, F> {
+            node: try_compile!(compiler::compile(&kctx, kctx.as_resource_ref(schema))),
+            properties: try_compile!(compile_big_map(ctx, map)),
+            patterns,
+            property_pattern_indices,
+        },
+    )))
 }
 
 fn compile_pattern_non_empty_false<'a, R, F: Json>(
@@ -2002,25 +1993,15 @@ where
     let kctx = ctx.new_at_location("additionalProperties");
     let property_pattern_indices = precompute_property_pattern_indices(map.keys(), &patterns);
 
-    if map.len() < HASHMAP_THRESHOLD {
-        Some(Ok(Box::new(
-            AdditionalPropertiesWithPatternsNotEmptyFalseValidator::<SmallValidatorsMap<F>, R, F> {
-                properties: try_compile!(compile_small_map(ctx, map)),
-                patterns,
-                property_pattern_indices,
-                location: kctx.location().clone(),
-            },
-        )))
-    } else {
-        Some(Ok(Box::new(
-            AdditionalPropertiesWithPatternsNotEmptyFalseValidator::<BigValidatorsMap<F>, R, F> {
-                properties: try_compile!(compile_big_map(ctx, map)),
-                patterns,
-                property_pattern_indices,
-                location: kctx.location().clone(),
-            },
-        )))
-    }
+    // selfheal patch (item 14): one property map, as in `compile_pattern_non_empty`.
+    Some(Ok(Box::new(
+        AdditionalPropertiesWithPatternsNotEmptyFalseValidator::<BigValidatorsMap<F>, R, F> {
+            properties: try_compile!(compile_big_map(ctx, map)),
+            patterns,
+            property_pattern_indices,
+            location: kctx.location().clone(),
+        },
+    )))
 }
 
 #[inline]
