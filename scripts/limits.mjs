@@ -109,6 +109,12 @@ const CASES = {
     const reply = JSON.stringify(Array(Math.floor(3.9e6 / 62803)).fill(long));
     const t = now(); const r = s.parseStructured({ type: "array", items: { type: "string", pattern } }, reply);
     return { ok: r.ok, ms: now() - t, chars: reply.length, issues: r.report?.issues.length, first: r.report?.issues[0]?.message.slice(0, 60) };`],
+  "dependent-required-4m": ["dependentRequired with 1,000 entries over 3.9 MB of small objects: {} (valid), {\"z\":1} (valid), and {\"k7\":1} (each fails)", `
+    const deps = {}; for (let i = 0; i < 1000; i++) deps["k" + i] = ["a"];
+    const schema = new s.Schema({ type: "array", items: { type: "object", dependentRequired: deps } }); const out = {};
+    for (const item of ["{}", '{"z":1}', '{"k7":1}']) { const reply = "[" + Array(Math.floor(3.9e6 / (item.length + 1))).fill(item).join(",") + "]";
+      const t = now(); const r = schema.parse(reply); out[item] = Math.round(now() - t) + " ms" + (r.ok ? "" : " (" + r.report.issues.length + " issues)"); }
+    return out;`],
   "unique-nested": ["uniqueItems: 20,000 distinct arrays of 17 empty or one-item arrays (1.34 MB), which upstream's hash put in one bucket", `
     const items = []; for (let i = 0; i < 20000; i++) items.push("[" + [...i.toString(2).padStart(17, "0")].map((b) => b === "0" ? "[]" : "[[]]").join(",") + "]");
     const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });

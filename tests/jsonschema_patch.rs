@@ -1102,3 +1102,55 @@ fn one_const_validator_answers_for_every_type() {
         );
     }
 }
+
+/// Patch item 15: an object with fewer members than `dependentRequired`/`dependentSchemas`/
+/// `dependencies` has entries is checked by looking its members up among the entries; the
+/// verdicts and the errors, in schema order, are upstream's.
+#[test]
+fn dependencies_found_from_the_members_keep_schema_order() {
+    let mut required = serde_json::Map::new();
+    let mut schemas = serde_json::Map::new();
+    for name in [
+        "b", "k1", "a", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11",
+    ] {
+        required.insert(name.into(), json!([format!("{name}-needs")]));
+        schemas.insert(name.into(), json!({"required": [format!("{name}-wants")]}));
+    }
+    for (keyword, entries) in [
+        ("dependentRequired", &required),
+        ("dependentSchemas", &schemas),
+        ("dependencies", &required),
+        ("dependencies", &schemas),
+    ] {
+        let validator = jsonschema::validator_for(&json!({ keyword: entries })).unwrap();
+        let instance = json!({"a": 1, "z": 2, "b": 3});
+        let errors: Vec<String> = validator
+            .iter_errors(&instance)
+            .map(|e| e.to_string())
+            .collect();
+        let want = if keyword == "dependentSchemas" || entries == &schemas {
+            [
+                "\"b-wants\" is a required property",
+                "\"a-wants\" is a required property",
+            ]
+        } else {
+            [
+                "\"b-needs\" is a required property",
+                "\"a-needs\" is a required property",
+            ]
+        };
+        assert_eq!(errors, want, "{keyword}");
+        assert!(!validator.is_valid(&instance), "{keyword}");
+        assert_eq!(
+            validator.validate(&instance).unwrap_err().to_string(),
+            want[0]
+        );
+        // Members none of the entries name, and none at all: valid.
+        assert!(validator.is_valid(&json!({"z": 1})), "{keyword}");
+        assert!(validator.is_valid(&json!({})), "{keyword}");
+        assert!(
+            validator.is_valid(&json!({"a": 1, "a-needs": 0, "a-wants": 0})),
+            "{keyword}"
+        );
+    }
+}

@@ -14,8 +14,55 @@ use crate::{
 };
 use serde_json::{Map, Value};
 
+use super::enum_::HashedOptions;
+
+/// selfheal patch (item 15): the dependencies' names (every key of the keyword's object is one,
+/// in order), looked up by hash as an `enum`'s options are (item 12).
+fn names(map: &Map<String, Value>) -> HashedOptions {
+    let names: Vec<Value> = map.keys().map(|k| Value::String(k.clone())).collect();
+    HashedOptions::new(&names, false)
+}
+
+/// selfheal patch (item 15): the dependencies whose property `instance` has, in schema order.
+/// Upstream looked every dependency up in the object, so each object cost as many lookups as the
+/// keyword has entries (1,000 `dependentRequired` entries over 1.3 million `{}` items: 2.9 s
+/// through wasm). An object with fewer members than that has its members looked up among the
+/// names instead. Out of line: nine callers.
+#[inline(never)]
+fn present<'d, F: Json>(
+    dependencies: &'d [(F::PreparedKey, SchemaNode<F>)],
+    names: &HashedOptions,
+    instance: &F::Node<'_>,
+) -> Vec<&'d SchemaNode<F>> {
+    let Some(object) = instance.as_object() else {
+        return Vec::new();
+    };
+    if object.len() >= dependencies.len() {
+        return dependencies
+            .iter()
+            .filter(|(property, _)| object.get(property).is_some())
+            .map(|(_, node)| node)
+            .collect();
+    }
+    let mut found: Vec<usize> = Vec::new();
+    for (name, _) in object.members() {
+        let name = Value::String(name.as_ref().to_owned());
+        if let Some(i) = names.find(&name, |a, b| a == b) {
+            if let Err(at) = found.binary_search(&i) {
+                found.insert(at, i);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|i| dependencies.get(i).map(|(_, node)| node))
+        .collect()
+}
+
 pub(crate) struct DependenciesValidator<F: Json = SerdeJson> {
     dependencies: Vec<(F::PreparedKey, SchemaNode<F>)>,
+    /// selfheal patch: for [`present`].
+    names: HashedOptions,
 }
 
 impl DependenciesValidator {
@@ -43,7 +90,10 @@ impl DependenciesValidator {
                     };
                 dependencies.push((F::prepare_key(key), s));
             }
-            Ok(Box::new(DependenciesValidator { dependencies }))
+            Ok(Box::new(DependenciesValidator {
+                dependencies,
+                names: names(map),
+            }))
         } else {
             let location = ctx.location().join("dependencies");
             Err(ValidationError::single_type_error(
@@ -59,16 +109,9 @@ impl DependenciesValidator {
 
 impl<F: Json> Validate<F> for DependenciesValidator<F> {
     fn is_valid(&self, instance: &F::Node<'_>, ctx: &mut ValidationContext) -> bool {
-        if let Some(object) = instance.as_object() {
-            for (property, node) in &self.dependencies {
-                if object.get(property).is_some() && !node.is_valid_child(instance, ctx) {
-                    return false;
-                }
-            }
-            true
-        } else {
-            true
-        }
+        present(&self.dependencies, &self.names, instance)
+            .into_iter()
+            .all(|node| node.is_valid_child(instance, ctx))
     }
 
     fn validate<'i>(
@@ -78,12 +121,8 @@ impl<F: Json> Validate<F> for DependenciesValidator<F> {
         tracker: Option<&RefTracker>,
         ctx: &mut ValidationContext,
     ) -> Result<(), ValidationError<'i>> {
-        if let Some(object) = instance.as_object() {
-            for (property, dependency) in &self.dependencies {
-                if object.get(property).is_some() {
-                    dependency.validate(instance, location, tracker, ctx)?;
-                }
-            }
+        for dependency in present(&self.dependencies, &self.names, instance) {
+            dependency.validate(instance, location, tracker, ctx)?;
         }
         Ok(())
     }
@@ -96,13 +135,8 @@ impl<F: Json> Validate<F> for DependenciesValidator<F> {
         ctx: &mut ValidationContext,
         errors: &mut Vec<ValidationError<'i>>,
     ) {
-        let Some(object) = instance.as_object() else {
-            return;
-        };
-        for (property, node) in &self.dependencies {
-            if object.get(property).is_some() {
-                node.collect_errors(instance, location, tracker, ctx, errors);
-            }
+        for node in present(&self.dependencies, &self.names, instance) {
+            node.collect_errors(instance, location, tracker, ctx, errors);
         }
     }
 
@@ -157,6 +191,8 @@ impl<F: Json> Validate<F> for DependenciesValidator<F> {
 
 pub(crate) struct DependentRequiredValidator<F: Json = SerdeJson> {
     dependencies: Vec<(F::PreparedKey, SchemaNode<F>)>,
+    /// selfheal patch: for [`present`].
+    names: HashedOptions,
 }
 
 impl DependentRequiredValidator {
@@ -202,7 +238,10 @@ impl DependentRequiredValidator {
                     ));
                 }
             }
-            Ok(Box::new(DependentRequiredValidator { dependencies }))
+            Ok(Box::new(DependentRequiredValidator {
+                dependencies,
+                names: names(map),
+            }))
         } else {
             let location = ctx.location().join("dependentRequired");
             Err(ValidationError::single_type_error(
@@ -217,16 +256,9 @@ impl DependentRequiredValidator {
 }
 impl<F: Json> Validate<F> for DependentRequiredValidator<F> {
     fn is_valid(&self, instance: &F::Node<'_>, ctx: &mut ValidationContext) -> bool {
-        if let Some(object) = instance.as_object() {
-            for (property, node) in &self.dependencies {
-                if object.get(property).is_some() && !node.is_valid_child(instance, ctx) {
-                    return false;
-                }
-            }
-            true
-        } else {
-            true
-        }
+        present(&self.dependencies, &self.names, instance)
+            .into_iter()
+            .all(|node| node.is_valid_child(instance, ctx))
     }
 
     fn validate<'i>(
@@ -236,12 +268,8 @@ impl<F: Json> Validate<F> for DependentRequiredValidator<F> {
         tracker: Option<&RefTracker>,
         ctx: &mut ValidationContext,
     ) -> Result<(), ValidationError<'i>> {
-        if let Some(object) = instance.as_object() {
-            for (property, dependency) in &self.dependencies {
-                if object.get(property).is_some() {
-                    dependency.validate(instance, location, tracker, ctx)?;
-                }
-            }
+        for dependency in present(&self.dependencies, &self.names, instance) {
+            dependency.validate(instance, location, tracker, ctx)?;
         }
         Ok(())
     }
@@ -254,13 +282,8 @@ impl<F: Json> Validate<F> for DependentRequiredValidator<F> {
         ctx: &mut ValidationContext,
         errors: &mut Vec<ValidationError<'i>>,
     ) {
-        let Some(object) = instance.as_object() else {
-            return;
-        };
-        for (property, node) in &self.dependencies {
-            if object.get(property).is_some() {
-                node.collect_errors(instance, location, tracker, ctx, errors);
-            }
+        for node in present(&self.dependencies, &self.names, instance) {
+            node.collect_errors(instance, location, tracker, ctx, errors);
         }
     }
 
@@ -315,6 +338,8 @@ impl<F: Json> Validate<F> for DependentRequiredValidator<F> {
 
 pub(crate) struct DependentSchemasValidator<F: Json = SerdeJson> {
     dependencies: Vec<(F::PreparedKey, SchemaNode<F>)>,
+    /// selfheal patch: for [`present`].
+    names: HashedOptions,
 }
 impl DependentSchemasValidator {
     #[inline]
@@ -330,7 +355,10 @@ impl DependentSchemasValidator {
                 let schema_nodes = compiler::compile(&ctx, ctx.as_resource_ref(subschema))?;
                 dependencies.push((F::prepare_key(key), schema_nodes));
             }
-            Ok(Box::new(DependentSchemasValidator { dependencies }))
+            Ok(Box::new(DependentSchemasValidator {
+                dependencies,
+                names: names(map),
+            }))
         } else {
             let location = ctx.location().join("dependentSchemas");
             Err(ValidationError::single_type_error(
@@ -345,16 +373,9 @@ impl DependentSchemasValidator {
 }
 impl<F: Json> Validate<F> for DependentSchemasValidator<F> {
     fn is_valid(&self, instance: &F::Node<'_>, ctx: &mut ValidationContext) -> bool {
-        if let Some(object) = instance.as_object() {
-            for (property, node) in &self.dependencies {
-                if object.get(property).is_some() && !node.is_valid_child(instance, ctx) {
-                    return false;
-                }
-            }
-            true
-        } else {
-            true
-        }
+        present(&self.dependencies, &self.names, instance)
+            .into_iter()
+            .all(|node| node.is_valid_child(instance, ctx))
     }
 
     fn validate<'i>(
@@ -364,12 +385,8 @@ impl<F: Json> Validate<F> for DependentSchemasValidator<F> {
         tracker: Option<&RefTracker>,
         ctx: &mut ValidationContext,
     ) -> Result<(), ValidationError<'i>> {
-        if let Some(object) = instance.as_object() {
-            for (property, dependency) in &self.dependencies {
-                if object.get(property).is_some() {
-                    dependency.validate(instance, location, tracker, ctx)?;
-                }
-            }
+        for dependency in present(&self.dependencies, &self.names, instance) {
+            dependency.validate(instance, location, tracker, ctx)?;
         }
         Ok(())
     }
@@ -382,13 +399,8 @@ impl<F: Json> Validate<F> for DependentSchemasValidator<F> {
         ctx: &mut ValidationContext,
         errors: &mut Vec<ValidationError<'i>>,
     ) {
-        let Some(object) = instance.as_object() else {
-            return;
-        };
-        for (property, node) in &self.dependencies {
-            if object.get(property).is_some() {
-                node.collect_errors(instance, location, tracker, ctx, errors);
-            }
+        for node in present(&self.dependencies, &self.names, instance) {
+            node.collect_errors(instance, location, tracker, ctx, errors);
         }
     }
 

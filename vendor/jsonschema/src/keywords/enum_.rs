@@ -42,7 +42,7 @@ const DEPTH: u32 = 3;
 impl HashedOptions {
     /// `hash_alike` (for tests) masks the whole hash: every value is compared with every option.
     #[allow(clippy::cast_possible_wrap)] // any order will do
-    fn new(items: &[Value], hash_alike: bool) -> Self {
+    pub(crate) fn new(items: &[Value], hash_alike: bool) -> Self {
         let key = RandomState::new();
         let mask = if hash_alike {
             u64::MAX
@@ -62,12 +62,22 @@ impl HashedOptions {
         }
     }
 
+    fn contains(&self, value: &Value, equal: impl FnMut(&Value, &Value) -> bool) -> bool {
+        self.find(value, equal).is_some()
+    }
+
+    /// The index of the first option `equal` to `value` (schema order; also for
+    /// `dependencies.rs`, item 15).
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-    fn contains(&self, value: &Value, mut equal: impl FnMut(&Value, &Value) -> bool) -> bool {
+    pub(crate) fn find(
+        &self,
+        value: &Value,
+        mut equal: impl FnMut(&Value, &Value) -> bool,
+    ) -> Option<usize> {
         // A few options (upstream's threshold for its string validators) are compared faster
         // than the value is hashed.
         if self.items.len() <= 10 {
-            return self.items.iter().any(|option| equal(value, option));
+            return self.items.iter().position(|option| equal(value, option));
         }
         let run = hashed::hash(value, &self.key, DEPTH) & !self.mask;
         let (Ok(start) | Err(start)) = self.entries.binary_search(&(run as i64));
@@ -77,10 +87,8 @@ impl HashedOptions {
             .iter()
             .map(|&entry| entry as u64)
             .take_while(|entry| entry & !self.mask == run)
-            .any(|entry| {
-                let option = self.items.get((entry & self.mask) as usize);
-                option.is_some_and(|option| equal(value, option))
-            })
+            .map(|entry| (entry & self.mask) as usize)
+            .find(|&i| self.items.get(i).is_some_and(|option| equal(value, option)))
     }
 }
 
