@@ -32,3 +32,12 @@ fn the_typescript_fix_union_is_the_fix_enum() {
         assert_eq!(names.iter().filter(|n| *n == name).count(), 1, "{name}");
     }
 }
+
+/// `Fix::is_coercion` names exactly the opt-in coercions, the `coerce-*` fixes: `parse` takes a
+/// strict candidate that needed one only when none passes as written.
+#[test]
+fn the_coercions_are_the_coerce_fixes() {
+    for fix in Fix::ALL {
+        assert_eq!(fix.is_coercion(), fix.as_str().starts_with("coerce-"), "{fix:?}");
+    }
+}

@@ -122,9 +122,7 @@ pub(crate) fn choose(
 
 /// Whether coercion changed the value of `parsed`.
 fn coerced(parsed: &Parsed) -> bool {
-    matches!(parsed, Parsed::Ok { fixes, .. } if fixes.iter().any(|fix| matches!(fix,
-        Fix::CoerceNumber | Fix::CoerceBoolean | Fix::CoerceEnum | Fix::CoerceArray
-        | Fix::CoerceObject | Fix::CoerceNull)))
+    matches!(parsed, Parsed::Ok { fixes, .. } if fixes.iter().any(|fix| fix.is_coercion()))
 }
 
 /// A reply that is strict JSON but fails the schema: with `coerce`, the value aligned with

@@ -104,6 +104,19 @@ impl Fix {
     /// Every kind, in declaration order (the list [`crate::wire_enum!`] writes).
     pub const ALL: &'static [Fix] = <Fix as crate::wire_name::UnitEnum>::ALL;
 
+    /// Whether this is one of the opt-in coercions (`coerce: true`) declared last above.
+    pub fn is_coercion(self) -> bool {
+        matches!(
+            self,
+            Fix::CoerceNumber
+                | Fix::CoerceBoolean
+                | Fix::CoerceEnum
+                | Fix::CoerceArray
+                | Fix::CoerceObject
+                | Fix::CoerceNull
+        )
+    }
+
     /// The kebab-case name, identical to the serde serialisation.
     #[must_use]
     pub fn as_str(self) -> &'static str {
