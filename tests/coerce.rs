@@ -344,6 +344,50 @@ fn one_line_of_ndjson_is_never_wrapped_into_the_list() {
     );
 }
 
+/// Separate values in a reply (in prose, or in fences of their own) that could each pass as the
+/// list's one row: taking the first lost the others with `ok` (`{a} and {b}` gave `[a]`). Such
+/// a reply now fails, naming how many values it holds, so the loop asks for the list; a value
+/// that passes as written still wins over them, and one value alone is still wrapped.
+#[test]
+fn separate_values_are_never_wrapped_into_the_list_one_at_a_time() {
+    let rows = compile(
+        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}"#,
+    );
+    for raw in [
+        "Here they are: {\"id\":1} and {\"id\":2}",
+        "The first row is {\"id\":1}. The second row is {'id':2}.",
+        "```json\n{\"id\":1}\n```\nand\n```json\n{\"id\":2}\n```",
+        "Example: {\"id\":0}. Answer: {\"id\":\"1\"}",
+    ] {
+        match parse(raw, Some(&rows), &coerce()) {
+            Parsed::Err { report, .. } => {
+                let issue = report.issues.last().expect("an issue");
+                assert_eq!(issue.kind, FailureKind::Schema, "{raw}");
+                assert_eq!(issue.path, "", "{raw}");
+                assert!(issue.message.contains("2 separate values"), "{raw}: {issue:?}");
+            }
+            Parsed::Ok { value, .. } => panic!("{raw}: accepted {value}"),
+        }
+    }
+    // An array later in the reply passes as it is, repaired or not, and wins.
+    for raw in [
+        "Example row: {\"id\":0}. Rows: [{\"id\":1},{\"id\":2}]",
+        "Example row: {\"id\":0}. Rows: [{\"id\":1},{\"id\":2},]",
+    ] {
+        match parse(raw, Some(&rows), &coerce()) {
+            Parsed::Ok { value, .. } => assert_eq!(value, json!([{"id": 1}, {"id": 2}]), "{raw}"),
+            Parsed::Err { report, .. } => panic!("{raw}: {report:?}"),
+        }
+    }
+    // A value that is not a row does not count.
+    coerced(
+        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}"#,
+        "Use {} for nothing; here it is: {\"id\": 1}",
+        json!([{"id": 1}]),
+        &[Fix::SurroundingProse, Fix::CoerceArray],
+    );
+}
+
 #[test]
 fn a_scalar_where_a_one_field_object_is_expected() {
     let person = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
