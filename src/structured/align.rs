@@ -124,10 +124,8 @@ pub(crate) fn choose(
         return parsed;
     }
     if wraps > 1 {
-        let message = format!(
-            "the reply holds {wraps} separate values where one array is expected: write them \
-             all as one JSON array"
-        );
+        let message = "the reply holds separate values where one array is expected: write them \
+                       all as one JSON array";
         return Parsed::err(syntax.merge(FailureReport::single(FailureKind::Schema, message)));
     }
     if let Some(parsed) = wrapped {
