@@ -364,7 +364,10 @@ fn separate_values_are_never_wrapped_into_the_list_one_at_a_time() {
                 let issue = report.issues.last().expect("an issue");
                 assert_eq!(issue.kind, FailureKind::Schema, "{raw}");
                 assert_eq!(issue.path, "", "{raw}");
-                assert!(issue.message.contains("separate values"), "{raw}: {issue:?}");
+                assert!(
+                    issue.message.contains("separate values"),
+                    "{raw}: {issue:?}"
+                );
             }
             Parsed::Ok { value, .. } => panic!("{raw}: accepted {value}"),
         }

@@ -38,6 +38,10 @@ fn the_typescript_fix_union_is_the_fix_enum() {
 #[test]
 fn the_coercions_are_the_coerce_fixes() {
     for fix in Fix::ALL {
-        assert_eq!(fix.is_coercion(), fix.as_str().starts_with("coerce-"), "{fix:?}");
+        assert_eq!(
+            fix.is_coercion(),
+            fix.as_str().starts_with("coerce-"),
+            "{fix:?}"
+        );
     }
 }

@@ -94,10 +94,12 @@ pub(crate) fn choose(
                 value: Value::Array(_),
                 ..
             }) if one_of_many && !was_array => {}
-            Ok(parsed @ Parsed::Ok {
-                value: Value::Array(_),
-                ..
-            }) if !was_array => {
+            Ok(
+                parsed @ Parsed::Ok {
+                    value: Value::Array(_),
+                    ..
+                },
+            ) if !was_array => {
                 wraps += 1;
                 wrapped.get_or_insert(parsed);
             }
@@ -186,10 +188,8 @@ pub(crate) fn strict_failed(
             .ok(),
             Err(_) if !options.local_repair => None,
             Err(e) => {
-                let syntax = FailureReport::single(
-                    FailureKind::JsonSyntax,
-                    super::syntax_message(&e),
-                );
+                let syntax =
+                    FailureReport::single(FailureKind::JsonSyntax, super::syntax_message(&e));
                 Some(choose(&inner, Some(schema), coerce, syntax))
                     .filter(Parsed::is_ok)
                     .map(|p| prefix_fix(p, Fix::StringEncodedJson))
