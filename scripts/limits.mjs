@@ -115,6 +115,12 @@ const CASES = {
     for (const item of ["{}", '{"z":1}', '{"k7":1}']) { const reply = "[" + Array(Math.floor(3.9e6 / (item.length + 1))).fill(item).join(",") + "]";
       const t = now(); const r = schema.parse(reply); out[item] = Math.round(now() - t) + " ms" + (r.ok ? "" : " (" + r.report.issues.length + " issues)"); }
     return out;`],
+  "properties-300-4m": ["properties with 300 entries over 3.9 MB of small objects: {}, {\"z\":1} and {\"p7\":1} (valid), {\"p7\":\"x\"} (each fails)", `
+    return objects4m({ type: "object", properties: PROPS300 });`],
+  "properties-300-closed-4m": ["the same with additionalProperties: false beside (another validator; {\"z\":1} fails too)", `
+    return objects4m({ type: "object", properties: PROPS300, additionalProperties: false });`],
+  "objects-4m": ["the same objects against {type: object} alone: what the two cases above cost without properties", `
+    return objects4m({ type: "object" });`],
   "unique-nested": ["uniqueItems: 20,000 distinct arrays of 17 empty or one-item arrays (1.34 MB), which upstream's hash put in one bucket", `
     const items = []; for (let i = 0; i < 20000; i++) items.push("[" + [...i.toString(2).padStart(17, "0")].map((b) => b === "0" ? "[]" : "[[]]").join(",") + "]");
     const reply = "[" + items.join(",") + "]"; const schema = new s.Schema({ type: "array", uniqueItems: true });
@@ -182,6 +188,12 @@ const PRELUDE = `
   const chain = (levels, noRef) => { const defs = {}; for (let i = 0; i < levels; i++) {
     const next = { $ref: "#/$defs/d" + (i + 1) }; defs["d" + i] = { allOf: [next, next] }; }
     defs["d" + levels] = { type: "string" }; return noRef ? { $defs: defs } : { $defs: defs, $ref: "#/$defs/d0" }; };
+  const PROPS300 = {}; for (let i = 0; i < 300; i++) PROPS300["p" + i] = { type: "integer" };
+  // Arrays of 3.9 MB of one small object repeated, against items: ITEMS; each timed, in this order.
+  const objects4m = (ITEMS) => { const schema = new s.Schema({ type: "array", items: ITEMS }); const out = {};
+    for (const item of ["{}", '{"z":1}', '{"p7":1}', '{"p7":"x"}']) { const reply = "[" + Array(Math.floor(3.9e6 / (item.length + 1))).fill(item).join(",") + "]";
+      const t = now(); const r = schema.parse(reply); out[item] = Math.round(now() - t) + " ms" + (r.ok ? "" : " (" + r.report.issues.length + " issues)"); }
+    return out; };
   const TINY = () => "[" + Array(999999).fill("[1]").join(",") + "]";
 `;
 

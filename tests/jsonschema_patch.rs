@@ -7,7 +7,8 @@
 //! meta-validator) against the meta-validator itself; `anyOf`/`oneOf` errors through selfheal's
 //! entry against upstream's (the same message and path, no branch errors); `uniqueItems` against
 //! upstream's `jsonschema_value::unique::is_unique`, with the pairs it compares counted; `enum`
-//! against comparing with each option, with the comparisons counted; and the
+//! against comparing with each option, with the comparisons counted; `properties` (unpatched:
+//! it already walks an object's members) against a model of its errors in member order; and the
 //! bounds of the jsonschema-regex patch (patches/jsonschema-regex/README.md) on `format: regex`.
 // Needs the JSON Schema validator: not built in selfheal/lite (`--no-default-features`).
 #![cfg(feature = "validate")]
@@ -1152,5 +1153,164 @@ fn dependencies_found_from_the_members_keep_schema_order() {
             validator.is_valid(&json!({"a": 1, "a-needs": 0, "a-wants": 0})),
             "{keyword}"
         );
+    }
+}
+
+/// What sits beside `properties` in `properties_errors_follow_the_objects_member_order`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Beside {
+    Nothing,
+    /// `additionalProperties: false`: one validator takes both keywords.
+    Closed,
+    /// `additionalProperties: {type: string}`: likewise.
+    Additional,
+    /// `patternProperties: {"^q": {type: boolean}}`: a validator of its own.
+    Patterns,
+    /// `patternProperties` and `additionalProperties: false`: one validator (patch item 14's).
+    PatternsClosed,
+}
+
+/// `(instance path, message)` of the errors upstream reports for `instance` against `properties`
+/// `p0`..`p{count-1}` (each `{type: integer}`) with `beside`, written out from what each keyword
+/// says of one member.
+fn properties_model(
+    count: usize,
+    beside: Beside,
+    instance: &serde_json::Map<String, Value>,
+) -> Vec<(String, String)> {
+    let index = |name: &str| {
+        name.strip_prefix('p')
+            .and_then(|digits| digits.parse::<usize>().ok())
+            .filter(|&i| i < count && name == format!("p{i}"))
+    };
+    let not_of = |name: &str, value: &Value, kind: &str, ok: bool| {
+        (!ok).then(|| {
+            (
+                format!("/{name}"),
+                format!("{value} is not of type \"{kind}\""),
+            )
+        })
+    };
+    let patterns = matches!(beside, Beside::Patterns | Beside::PatternsClosed);
+    let mut properties = Vec::new();
+    let mut others = Vec::new();
+    let mut unexpected = Vec::new();
+    for (name, value) in instance {
+        if let Some(i) = index(name) {
+            properties.extend(not_of(name, value, "integer", value.is_i64()).map(|e| (i, e)));
+        } else if patterns && name.starts_with('q') {
+            others.extend(not_of(name, value, "boolean", value.is_boolean()));
+        } else if beside == Beside::Additional {
+            properties.extend(not_of(name, value, "string", value.is_string()).map(|e| (0, e)));
+        } else if matches!(beside, Beside::Closed | Beside::PatternsClosed) {
+            unexpected.push(format!("'{name}'"));
+        }
+    }
+    // `properties` without `additionalProperties`, over fewer than 15 names and an object more
+    // than four times as wide, looks each name up in the object: schema order. Everything else
+    // walks the members.
+    if matches!(beside, Beside::Nothing | Beside::Patterns)
+        && count < 15
+        && instance.len() > 4 * count
+    {
+        properties.sort_by_key(|(i, _)| *i);
+    }
+    let mut errors: Vec<(String, String)> = properties.into_iter().map(|(_, e)| e).collect();
+    if beside == Beside::PatternsClosed {
+        // One pass over the members: property and pattern errors as they come.
+        errors = instance
+            .iter()
+            .filter_map(|(name, value)| match index(name) {
+                Some(_) => not_of(name, value, "integer", value.is_i64()),
+                None if name.starts_with('q') => not_of(name, value, "boolean", value.is_boolean()),
+                None => None,
+            })
+            .collect();
+    } else {
+        errors.extend(others);
+    }
+    if !unexpected.is_empty() {
+        let verb = if unexpected.len() == 1 { "was" } else { "were" };
+        errors.push((
+            String::new(),
+            format!(
+                "Additional properties are not allowed ({} {verb} unexpected)",
+                unexpected.join(", ")
+            ),
+        ));
+    }
+    errors
+}
+
+/// `properties` already walks an object's members and looks each up among its names (bucketed
+/// past 14, as `additionalProperties` beside it does), so an object with fewer members than the
+/// schema has properties costs its members, not the schema's names
+/// (`scripts/limits.mjs properties-300-4m`). Held here: the errors and their order (the object's
+/// member order, not the schema's), `is_valid` and `validate` for objects with fewer, as many and
+/// more members than properties, members outside `properties`, and the keywords that share the
+/// property maps beside it.
+#[test]
+fn properties_errors_follow_the_objects_member_order() {
+    let mut gen = Gen(0x7072_6f70_6572_7479);
+    for count in [3, 14, 15, 300] {
+        let properties: serde_json::Map<String, Value> = (0..count)
+            .map(|i| (format!("p{i}"), json!({"type": "integer"})))
+            .collect();
+        for beside in [
+            Beside::Nothing,
+            Beside::Closed,
+            Beside::Additional,
+            Beside::Patterns,
+            Beside::PatternsClosed,
+        ] {
+            let mut schema = json!({"properties": properties});
+            if matches!(beside, Beside::Patterns | Beside::PatternsClosed) {
+                schema["patternProperties"] = json!({"^q": {"type": "boolean"}});
+            }
+            match beside {
+                Beside::Closed | Beside::PatternsClosed => {
+                    schema["additionalProperties"] = json!(false);
+                }
+                Beside::Additional => schema["additionalProperties"] = json!({"type": "string"}),
+                _ => {}
+            }
+            let validator = jsonschema::validator_for(&schema).unwrap();
+            for round in 0..60 {
+                // Fewer, as many, and more members than properties (past four times as many).
+                let members = match round % 4 {
+                    0 => gen.below(3),
+                    1 => gen.below(count + 1),
+                    2 => count,
+                    _ => 4 * count + 1 + gen.below(4),
+                };
+                let mut instance = serde_json::Map::new();
+                while instance.len() < members {
+                    let name = match gen.below(6) {
+                        0 => format!("z{}", gen.below(1000)),
+                        1 => format!("q{}", gen.below(1000)),
+                        _ => format!("p{}", gen.below(count + 2)),
+                    };
+                    let value = match gen.below(4) {
+                        0 => json!("x"),
+                        1 => json!(true),
+                        _ => json!(gen.below(10)),
+                    };
+                    instance.insert(name, value);
+                }
+                let want = properties_model(count, beside, &instance);
+                let instance = Value::Object(instance);
+                let got: Vec<(String, String)> = validator
+                    .iter_errors(&instance)
+                    .map(|e| (e.instance_path().as_str().to_owned(), e.to_string()))
+                    .collect();
+                assert_eq!(got, want, "{count} properties, {beside:?}: {instance}");
+                assert_eq!(validator.is_valid(&instance), want.is_empty(), "{instance}");
+                let first = validator.validate(&instance).err().map(|e| e.to_string());
+                assert_eq!(first.is_none(), want.is_empty(), "{instance}");
+                if matches!(beside, Beside::Nothing | Beside::Additional) {
+                    assert_eq!(first.as_ref(), want.first().map(|(_, m)| m), "{instance}");
+                }
+            }
+        }
     }
 }
