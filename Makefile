@@ -130,6 +130,7 @@ test-playground: $(WASM)
 
 # No unwrap/expect/panic/unchecked indexing in non-test code (Cargo.toml [lints], clippy.toml).
 lint:
+	cargo fmt --check
 	cargo clippy --all-targets --quiet -- -D warnings
 	cargo clippy -p selfheal-hot --all-targets --quiet -- -D warnings
 	cargo clippy --all-targets --quiet --target wasm32-unknown-unknown -- -D warnings

@@ -21,6 +21,10 @@ if ! command -v cargo >/dev/null; then
   log "installing rustup"; curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
 fi
 rustup target list --installed | grep -qx wasm32-unknown-unknown || { log "adding wasm32 target"; rustup target add wasm32-unknown-unknown; }
+# make lint runs clippy and rustfmt, which rustup's minimal profile leaves out.
+for c in clippy rustfmt; do
+  rustup component list --installed | grep -q "^$c" || { log "adding $c"; rustup component add "$c"; }
+done
 
 # Node and npm.
 command -v node >/dev/null && command -v npm >/dev/null || { log "installing node"; apt_install nodejs npm; }
