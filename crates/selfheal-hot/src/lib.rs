@@ -20,6 +20,7 @@ pub mod testing;
 pub mod text;
 pub mod wire_name;
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -28,10 +29,100 @@ use serde_json::{Number, Value};
 /// `serde_json::from_str::<Value>`, compiled at this crate's opt-level, with every array and
 /// object holding no more room than its items need ([`Tight`]).
 pub fn parse_value(text: &str) -> Result<Value, serde_json::Error> {
+    let room = Room::counted(text);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Tight.deserialize(&mut de)?;
+    let value = Tight(&room).deserialize(&mut de)?;
     de.end()?;
     Ok(value)
+}
+
+/// Texts from this long have their large arrays counted before the parse ([`Room`]).
+const COUNT_FROM: usize = 1 << 20;
+/// An array of at least this many items is built at its counted size.
+const COUNTED_ITEMS: u32 = 4096;
+
+/// The item counts of a text's large arrays, taken by one pass over its bytes before the parse.
+/// A `Vec` that doubles holds its old and its new buffer at once: 2,000,000 integers (96 MB of
+/// `Value` on wasm32) peaked at 150 MB while growing, and wasm memory never shrinks. Arrays are
+/// numbered by their `[` in text order, which is the order serde_json visits them in. A count
+/// is only a hint: text that is not JSON gets counts that mean nothing, and the parse fails, or
+/// an array grows or gives back room as it would have anyway.
+struct Room {
+    /// (number of the array, its items), by number.
+    large: Vec<(u32, u32)>,
+    /// The number of the next array the parse meets.
+    next: Cell<u32>,
+}
+
+impl Room {
+    fn counted(text: &str) -> Room {
+        let mut large = Vec::new();
+        if text.len() >= COUNT_FROM {
+            count_large_arrays(text.as_bytes(), &mut large);
+        }
+        Room {
+            large,
+            next: Cell::new(0),
+        }
+    }
+
+    /// The room to reserve for the next array the parse meets.
+    fn next_array(&self) -> usize {
+        let n = self.next.get();
+        self.next.set(n.wrapping_add(1));
+        match self.large.binary_search_by_key(&n, |&(number, _)| number) {
+            Ok(i) => self.large.get(i).map_or(0, |&(_, items)| items as usize),
+            Err(_) => 0,
+        }
+    }
+}
+
+/// Pushes (number, items) for each array of `text` with at least [`COUNTED_ITEMS`] items, kept
+/// sorted by number. Strings are skipped with their escapes; nesting deeper than serde_json
+/// parses stops the count.
+fn count_large_arrays(text: &[u8], large: &mut Vec<(u32, u32)>) {
+    // The open containers: for an array its number and the commas seen directly in it.
+    let mut open: Vec<Option<(u32, u32)>> = Vec::new();
+    let mut arrays = 0_u32;
+    let mut i = 0;
+    while let Some(&c) = text.get(i) {
+        match c {
+            b'"' => {
+                i += 1;
+                while let Some(&c) = text.get(i) {
+                    match c {
+                        b'\\' => i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                    i += 1;
+                }
+            }
+            b'[' | b'{' => {
+                if open.len() > 128 {
+                    return;
+                }
+                open.push((c == b'[').then_some((arrays, 0)));
+                arrays = arrays.wrapping_add(u32::from(c == b'['));
+            }
+            b']' | b'}' => {
+                if let Some(Some((number, commas))) = open.pop() {
+                    let items = commas.saturating_add(1);
+                    if items >= COUNTED_ITEMS {
+                        let at = large.partition_point(|&(n, _)| n < number);
+                        large.insert(at, (number, items));
+                    }
+                }
+            }
+            b',' => {
+                if let Some(Some((_, commas))) = open.last_mut() {
+                    *commas = commas.saturating_add(1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
 }
 
 /// serde_json's own `Value` visitor, except for the room of arrays and objects. serde_json
@@ -42,9 +133,9 @@ pub fn parse_value(text: &str) -> Result<Value, serde_json::Error> {
 /// and then built at their exact number. Same values, same order, the last of a repeated key
 /// kept where the first stood, as serde_json's `Map::insert` does (the tests below).
 #[derive(Clone, Copy)]
-struct Tight;
+struct Tight<'r>(&'r Room);
 
-impl<'de> DeserializeSeed<'de> for Tight {
+impl<'de> DeserializeSeed<'de> for Tight<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
@@ -52,7 +143,7 @@ impl<'de> DeserializeSeed<'de> for Tight {
     }
 }
 
-impl<'de> Visitor<'de> for Tight {
+impl<'de> Visitor<'de> for Tight<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -89,7 +180,13 @@ impl<'de> Visitor<'de> for Tight {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
+        // The counted room is taken once the array has shown itself that large: a text of
+        // commas that is not an array fails before anything is reserved for its count.
+        let counted = self.0.next_array();
         while let Some(item) = seq.next_element_seed(self)? {
+            if items.len() == COUNTED_ITEMS as usize && counted > items.len() {
+                items.reserve_exact(counted - items.len());
+            }
             items.push(item);
         }
         items.shrink_to_fit();
