@@ -157,6 +157,54 @@ fn of_two_fenced_blocks_the_one_the_schema_asks_for_wins() {
     assert_eq!(value, json!({"name": "Ann"}));
 }
 
+/// A fence holds what the model marked as its answer; values in the prose around it are
+/// mentions: a citation, a type name, a checkbox, an empty default (an outside review,
+/// 2026-12-02: each of these won over the fenced answer).
+#[test]
+fn a_fenced_value_comes_before_values_mentioned_in_prose() {
+    let ints = compile(LIST);
+    let strings = compile(r#"{"type":"array","items":{"type":"string"}}"#);
+    let optional = compile(r#"{"type":"object","properties":{"a":{"type":"integer"}}}"#);
+    for (raw, schema, want) in [
+        (
+            "As noted in [1], the ids are:\n```json\n[4, 5, 6]\n```",
+            &ints,
+            json!([4, 5, 6]),
+        ),
+        (
+            "- [ ] todo\n```json\n[4, 5, 6]\n```",
+            &ints,
+            json!([4, 5, 6]),
+        ),
+        (
+            "Access `ids[2]`:\n```json\n[4, 5, 6]\n```",
+            &ints,
+            json!([4, 5, 6]),
+        ),
+        (
+            "Return a string[] such as:\n```json\n[\"red\", \"blue\"]\n```",
+            &strings,
+            json!(["red", "blue"]),
+        ),
+        (
+            "Return {} when unknown. Result:\n```json\n{\"a\": 5}\n```",
+            &optional,
+            json!({"a": 5}),
+        ),
+    ] {
+        let (value, fixes) = accepted(parse(raw, Some(schema), &opts()));
+        assert_eq!(value, want, "{raw}");
+        assert_eq!(fixes, vec![Fix::CodeFence, Fix::SurroundingProse], "{raw}");
+    }
+    // Without a schema too.
+    let raw = "Use [] or {} as defaults; result:\n```json\n{\"a\":1}\n```";
+    assert_eq!(repaired_value(raw), Some(json!({"a": 1})));
+    // Prose values are still candidates when no fence gives one that passes.
+    let raw = "```python\nprint('x')\n```\nThe ids: [4, 5, 6]";
+    let (value, _) = accepted(parse(raw, Some(&ints), &opts()));
+    assert_eq!(value, json!([4, 5, 6]));
+}
+
 #[test]
 fn strict_candidates_come_before_repaired_ones() {
     let schema = compile(r#"{"type":"object","required":["a"]}"#);

@@ -1,4 +1,5 @@
-//! Candidates: every JSON value in a reply, in text order (SPEC section 9).
+//! Candidates: every JSON value in a reply, the fences' before the prose's, each in text order
+//! (SPEC section 9).
 //!
 //! Each region (see `regions.rs`) gives its candidates in turn. A fence's content, or the
 //! whole reply when it has no fence, is first read as one value or a sequence of values
@@ -88,7 +89,13 @@ impl<'t> Reader<'t> {
 
     fn read(&mut self, visit: &mut dyn FnMut(Candidate) -> Verdict) -> Result<(), TooDeep> {
         let span = non_blank_span(self.text.as_bytes());
-        for region in regions(self.text) {
+        // Fences first, then the prose around them, each in text order: a fence holds what the
+        // model marked as code, prose mentions values in passing (`As noted in [1], the ids
+        // are: ```json [4, 5, 6]```` gave [1], an outside review, 2026-12-02).
+        let all = regions(self.text);
+        let (fences, prose): (Vec<Region>, Vec<Region>) =
+            all.into_iter().partition(|r| r.kind != Kind::Prose);
+        for region in fences.into_iter().chain(prose) {
             if self.region(region, span, visit)?.is_break() {
                 break;
             }
