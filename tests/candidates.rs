@@ -205,6 +205,36 @@ fn a_fenced_value_comes_before_values_mentioned_in_prose() {
     assert_eq!(value, json!([4, 5, 6]));
 }
 
+/// Where the schema's root wants one string, lines of text are that string: a two-paragraph
+/// summary gave its first sentence (an outside review, 2026-12-02).
+#[test]
+fn lines_of_text_are_one_string_where_one_string_is_wanted() {
+    let string = compile(r#"{"type":"string"}"#);
+    for (raw, want) in [
+        (
+            "The report covers Q3 results.\n\nRevenue grew 12% year over year.",
+            "The report covers Q3 results.\n\nRevenue grew 12% year over year.",
+        ),
+        (
+            "Roses are red,\nViolets are blue.",
+            "Roses are red,\nViolets are blue.",
+        ),
+        ("It's fine,\nreally", "It's fine,\nreally"),
+        ("```\nline one\nline two\n```", "line one\nline two"),
+    ] {
+        let (value, fixes) = accepted(parse(raw, Some(&string), &opts()));
+        assert_eq!(value, json!(want), "{raw}");
+        assert!(fixes.contains(&Fix::UnquotedString), "{raw}: {fixes:?}");
+    }
+    // A list of strings is still the lines.
+    let (value, _) = accepted(parse(
+        "red\ngreen",
+        Some(&compile(r#"{"type":"array","items":{"type":"string"}}"#)),
+        &opts(),
+    ));
+    assert_eq!(value, json!(["red", "green"]));
+}
+
 #[test]
 fn strict_candidates_come_before_repaired_ones() {
     let schema = compile(r#"{"type":"object","required":["a"]}"#);

@@ -149,7 +149,7 @@ impl<'t> Reader<'t> {
                     // A reading that needed bare words is the schema's to accept; if it does
                     // not, the values in the region are still candidates (`[1], and so on`).
                     let bare = !scanned.bare_words.is_empty();
-                    let flow = sequence(scanned, &base, visit);
+                    let flow = sequence(scanned, trimmed, &base, visit);
                     if flow.is_break() || !bare {
                         return Ok(flow);
                     }
@@ -270,9 +270,11 @@ fn twice(
 }
 
 /// The candidates of a region read as a sequence: the value, or the array of the values and
-/// then each value on its own.
+/// then each value on its own. Lines that are each bare words are text: the region's `whole`
+/// text as one string comes before the lines on their own.
 fn sequence(
     scanned: Scanned,
+    whole: &str,
     base: &FixList,
     visit: &mut dyn FnMut(Candidate) -> Verdict,
 ) -> ControlFlow<()> {
@@ -299,6 +301,23 @@ fn sequence(
     };
     if visit(all) == Verdict::Stop {
         return ControlFlow::Break(());
+    }
+    // Where one string is wanted, lines of text are that string, not its first line (a
+    // two-paragraph summary gave its first sentence, an outside review, 2026-12-02).
+    let lines = scanned.elements.len();
+    if lines > 1 && (0..lines).all(|i| scanned.bare_words.is_word(i)) {
+        let mut fixes = base.clone();
+        fixes.add(Fix::UnquotedString);
+        let text = Candidate {
+            text: serde_json::Value::from(whole).to_string(),
+            fixes,
+            strict: false,
+            bare_words: BareWords::whole(),
+            one_of_many: false,
+        };
+        if visit(text) == Verdict::Stop {
+            return ControlFlow::Break(());
+        }
     }
     // Each value on its own: prose around it, and its own fixes (not those of the others or
     // between them), strict when it needed none and neither did the sequence. A value that

@@ -59,6 +59,18 @@ impl BareWords {
         }))
     }
 
+    /// The candidate is one bare word: its value is the word.
+    pub(super) fn whole() -> Self {
+        BareWords::new(Vec::new(), vec![(0, None)], false)
+    }
+
+    /// Whether element `element` of the sequence is itself a bare word.
+    pub(super) fn is_word(&self, element: usize) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|all| all.words.contains(&(element, None)))
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_none()
     }
