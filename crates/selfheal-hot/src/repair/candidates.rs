@@ -93,11 +93,13 @@ impl<'t> Reader<'t> {
         // model marked as code, prose mentions values in passing (`As noted in [1], the ids
         // are: ```json [4, 5, 6]```` gave [1], an outside review, 2026-12-02).
         let all = regions(self.text);
-        let (fences, prose): (Vec<Region>, Vec<Region>) =
-            all.into_iter().partition(|r| r.kind != Kind::Prose);
-        for region in fences.into_iter().chain(prose) {
-            if self.region(region, span, visit)?.is_break() {
-                break;
+        for prose in [false, true] {
+            for &region in &all {
+                if (region.kind == Kind::Prose) == prose
+                    && self.region(region, span, visit)?.is_break()
+                {
+                    return Ok(());
+                }
             }
         }
         Ok(())
