@@ -287,6 +287,32 @@ fn newline_delimited_values_are_one_array_and_each_value() {
     assert_eq!(repaired_value("1\n2,\n3,"), Some(json!([1, 2, 3])));
 }
 
+/// Newline-delimited values after a line of prose, or before one: each value alone failed a
+/// list schema, where the same lines in a fence passed (an outside review, 2026-12-02).
+#[test]
+fn newline_delimited_values_around_a_line_of_prose() {
+    let rows = compile(
+        r#"{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}"#,
+    );
+    for raw in [
+        "Here are the rows:\n{\"name\":\"A\"}\n{\"name\":\"B\"}",
+        "Here are the rows:\n{\"name\":\"A\"}\n{'name':'B'}\nLet me know if you need more.",
+        "{\"name\":\"A\"}\n{\"name\":\"B\"}\n\nBoth rows are above.",
+    ] {
+        let (value, fixes) = accepted(parse(raw, Some(&rows), &opts()));
+        assert_eq!(value, json!([{"name": "A"}, {"name": "B"}]), "{raw}");
+        assert!(fixes.contains(&Fix::SurroundingProse), "{raw}: {fixes:?}");
+    }
+    // One value after the prose is still that value.
+    let object = compile(OBJECT);
+    let (value, _) = accepted(parse(
+        "Here:\n{\n  \"name\": \"A\"\n}",
+        Some(&object),
+        &opts(),
+    ));
+    assert_eq!(value, json!({"name": "A"}));
+}
+
 #[test]
 fn a_value_of_a_sequence_carries_its_own_fixes_and_strictness() {
     let wants_a = compile(r#"{"type":"object","required":["a"]}"#);

@@ -126,6 +126,7 @@ impl<'t> Reader<'t> {
         if first < outside_start || outside_end < last {
             base.add(Fix::SurroundingProse);
         }
+        let mut lines = None;
         if region.kind != Kind::Prose {
             // A fence's content as it is: the consumer's own parse (one pass) says whether it is
             // strict JSON. A whole reply is never strict here: the callers take that path first.
@@ -159,8 +160,26 @@ impl<'t> Reader<'t> {
                 Err(ScanError::TooDeep) => return Err(TooDeep),
                 Err(ScanError::Invalid(_)) => {}
             }
+            // Lines of values after a line of prose or before one, read on their own below.
+            lines = value_lines(trimmed);
         }
-        self.walk(body, &base, visit)
+        let flow = self.walk(body, &base, visit)?;
+        // Lines of values after a line of prose (`Here are the rows:` and NDJSON) or before one,
+        // as a sequence of their own, after the values found in the region: each value alone
+        // failed a list schema (an outside review, 2026-12-02).
+        if let Some(lines) = lines.filter(|_| flow.is_continue()) {
+            let mut scanner = Scanner::new(lines, self.allow_bare);
+            match scanner.scan_sequence() {
+                Ok(scanned) if scanned.elements.len() > 1 && scanned.bare_words.is_empty() => {
+                    let mut around = base.clone();
+                    around.add(Fix::SurroundingProse);
+                    return Ok(sequence(scanned, lines, &around, visit));
+                }
+                Err(ScanError::TooDeep) => return Err(TooDeep),
+                _ => {}
+            }
+        }
+        Ok(flow)
     }
 
     /// Every `{…}`/`[…]` value in `body`, strict ones as they are, others repaired.
@@ -342,6 +361,32 @@ fn sequence(
         }
     }
     ControlFlow::Continue(())
+}
+
+/// The part of `text` from the first line that starts a value (`{` or `[` after blanks) to the
+/// last line that ends one, when there is text before or after it: a line or two of prose
+/// each side, without brackets, so that lines inside a broken value are never read on their own.
+fn value_lines(text: &str) -> Option<&str> {
+    let mut start = None;
+    let mut end = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim();
+        if start.is_none() && content.starts_with(['{', '[']) {
+            start = Some(at);
+        }
+        if start.is_some() && content.ends_with(['}', ']']) {
+            end = at + line.trim_end().len();
+        }
+        at += line.len();
+    }
+    let start = start?;
+    let (before, after) = (text.get(..start)?, text.get(end..)?);
+    let plain = |t: &str| {
+        !t.contains(['{', '[', ']', '}']) && t.lines().filter(|l| !l.trim().is_empty()).count() <= 2
+    };
+    (end > start && !(before.is_empty() && after.is_empty()) && plain(before) && plain(after))
+        .then(|| text.get(start..end))?
 }
 
 fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
