@@ -169,7 +169,7 @@ impl<'t> Reader<'t> {
         // failed a list schema (an outside review, 2026-12-02).
         if let Some(lines) = lines.filter(|_| flow.is_continue()) {
             let mut scanner = Scanner::new(lines, self.allow_bare);
-            match scanner.scan_sequence() {
+            match twice(&mut scanner, &mut |s| s.scan_sequence()) {
                 Ok(scanned) if scanned.elements.len() > 1 && scanned.bare_words.is_empty() => {
                     let mut around = base.clone();
                     around.add(Fix::SurroundingProse);
@@ -368,25 +368,33 @@ fn sequence(
 /// each side, without brackets, so that lines inside a broken value are never read on their own.
 fn value_lines(text: &str) -> Option<&str> {
     let mut start = None;
-    let mut end = 0;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let content = line.trim();
-        if start.is_none() && content.starts_with(['{', '[']) {
+    let (mut end, mut at) = (0, 0);
+    // The lines of prose before the first value line and after the last, and whether any of
+    // them holds a bracket.
+    let (mut before, mut after, mut bracket, mut bracket_after) = (0, 0, false, false);
+    for line in text.as_bytes().split(|&c| c == b'\n') {
+        let content = line.trim_ascii();
+        let has_bracket = content
+            .iter()
+            .any(|c| matches!(c, b'{' | b'[' | b']' | b'}'));
+        if start.is_none() && matches!(content.first(), Some(b'{' | b'[')) {
             start = Some(at);
         }
-        if start.is_some() && content.ends_with(['}', ']']) {
-            end = at + line.trim_end().len();
+        if start.is_none() {
+            before += usize::from(!content.is_empty());
+            bracket |= has_bracket;
+        } else if matches!(content.last(), Some(b'}' | b']')) {
+            end = at + line.trim_ascii_end().len();
+            (after, bracket_after) = (0, false);
+        } else {
+            after += usize::from(!content.is_empty());
+            bracket_after |= has_bracket;
         }
-        at += line.len();
+        at += line.len() + 1;
     }
     let start = start?;
-    let (before, after) = (text.get(..start)?, text.get(end..)?);
-    let plain = |t: &str| {
-        !t.contains(['{', '[', ']', '}']) && t.lines().filter(|l| !l.trim().is_empty()).count() <= 2
-    };
-    (end > start && !(before.is_empty() && after.is_empty()) && plain(before) && plain(after))
-        .then(|| text.get(start..end))?
+    let prose = before + after > 0 && before <= 2 && after <= 2 && !bracket && !bracket_after;
+    text.get(start..end).filter(|_| end > start && prose)
 }
 
 fn find_open(bytes: &[u8], from: usize) -> Option<usize> {
