@@ -96,13 +96,21 @@ fn numbers_with_separators_where_an_integer_is_expected() {
     // The whole reply as the number: read as JSON, `12,111` is the list 12, 111.
     coerced(INT, "12,111", json!(12111), &[Fix::CoerceNumber]);
     coerced(INT, "12,111.", json!(12111), &[Fix::CoerceNumber]);
-    // Big integers stay exact.
+    // A whole number written with decimals, and integers of 15 digits (those a double keeps).
     coerced(
         COUNT,
-        r#"{"n": "12,345,678,901,234,567,890"}"#,
-        json!({"n": 12345678901234567890u64}),
+        r#"{"n": "10.000"}"#,
+        json!({"n": 10}),
         &[Fix::CoerceNumber],
     );
+    for n in [999_999_999_999_999i64, -999_999_999_999_999] {
+        coerced(
+            COUNT,
+            &json!({ "n": n.to_string() }).to_string(),
+            json!({ "n": n }),
+            &[Fix::CoerceNumber],
+        );
+    }
 }
 
 #[test]
@@ -120,6 +128,23 @@ fn number_text_that_would_lose_information_is_refused() {
     }
     // More significant digits than a double keeps.
     refused(PRICE, r#"{"n": "0.12345678901234567"}"#);
+    // Integers a double does not keep: every consumer of the package reads a double
+    // (1234567890123456800, 9007199254740992), though the native value could be exact.
+    for text in [
+        "1234567890123456789",
+        "12,345,678,901,234,567,890",
+        "9007199254740993",
+        "-9,007,199,254,740,993",
+        "18446744073709551615",
+        "36893488147419103232", // 2^65: a double, but JS prints 36893488147419103000
+    ] {
+        refused(COUNT, &json!({ "n": text }).to_string());
+        refused(PRICE, &json!({ "n": text }).to_string());
+    }
+    refused(INT, r#""9007199254740993""#);
+    refused(NUMBER, r#""9007199254740993/1""#);
+    // A subnormal double keeps fewer digits than 15 (it reads as 1.2347e-320).
+    refused(PRICE, r#"{"n": "1.23456789012345e-320"}"#);
     refused(INT, "12,111 apples");
     // A decimal that underflows to 0 (once coerced to 0, every digit lost); a written zero is
     // still a zero.

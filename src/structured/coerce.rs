@@ -7,8 +7,10 @@
 //!   separators in groups of three; `"3,14"` is refused: a European decimal or a list?), and
 //!   fractions whose decimal is exact (`"1/4"` -> 0.25; `"1/3"` is refused). Where an integer
 //!   is expected the number must be whole. Units, currency and percent signs are refused:
-//!   dropping them would change the meaning. At most 15 significant digits unless whole, so
-//!   the double read is the number written;
+//!   dropping them would change the meaning. Only where the double read is the number
+//!   written, since every consumer of the package reads a double: at most 15 significant
+//!   digits, integers included (`"1234567890123456789"`, 1234567890123456800 as a double, is
+//!   refused), read as a normal double;
 //! * `"true"`/`"false"` in any case where a boolean is expected;
 //! * a string that is an `enum`/`const` value in another case (`"one"` -> `"ONE"`), or one
 //!   followed by trailing text (`"ONE: the first"` -> `"ONE"`) when no other allowed value is
@@ -391,17 +393,14 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
     a.max(1)
 }
 
-/// The JSON number `text` when reading it keeps every digit written: any integer (exact in
-/// the value, as a JSON integer literal is; a JS host reads both as the nearest double, and the
-/// `text` keeps the digits), a decimal of at most 15 significant digits that neither overflows
-/// nor underflows to 0.
+/// The JSON number `text` when the double it reads as (what a JS consumer of the value gets,
+/// integers included) is the number written: at most 15 significant digits (those a double
+/// always keeps), read as a normal double, or as 0 when written 0. `"1234567890123456789"`
+/// reads as 1234567890123456800, `"1.23456789012345e-320"` (subnormal) as 1.2347e-320,
+/// `"1e-400"` as 0: refused.
 fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
     let value: Value = selfheal_hot::parse_value(text).ok()?;
-    let n = value.as_number()?;
-    if n.is_i64() || n.is_u64() {
-        return Some(value);
-    }
-    let f = n.as_f64()?;
+    let f = value.as_f64()?;
     if !f.is_finite() || (whole_only && f.fract() != 0.0) {
         return None;
     }
@@ -413,9 +412,8 @@ fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
         .filter(u8::is_ascii_digit)
         .skip_while(|&c| c == b'0')
         .count();
-    // `1e-400` reads as 0: every digit lost.
-    let underflow = f == 0.0 && significant > 0;
-    (significant <= 15 && !underflow).then_some(value)
+    let lost = !f.is_normal() && significant > 0;
+    (significant <= 15 && !lost).then_some(value)
 }
 
 #[cfg(all(test, feature = "validate"))]
