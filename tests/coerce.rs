@@ -233,6 +233,60 @@ fn enum_values_by_case_or_with_trailing_text() {
     );
 }
 
+#[test]
+fn enum_values_with_other_separators_and_names_that_go_on() {
+    // An outside tester's cases: each was coerced to a shorter member the text starts with.
+    let enum_of = |members: &[&str]| {
+        json!({"type": "object", "properties": {"c": {"enum": members}}}).to_string()
+    };
+    let jobs = enum_of(&["CONTRACT", "CONTRACT_TO_HIRE", "FULL_TIME"]);
+    let food = enum_of(&["FOOD", "FOOD_AND_DRINK"]);
+    let langs = enum_of(&["en", "en-US", "fr"]);
+    let models = enum_of(&["gpt-4", "gpt-4o", "claude"]);
+    for (schema, text, want) in [
+        // Equal but for case and which of space, `-` and `_` separates the words: by case.
+        (&jobs, "Contract to hire", "CONTRACT_TO_HIRE"),
+        (&jobs, "contract-to-hire", "CONTRACT_TO_HIRE"),
+        (&jobs, "Full time", "FULL_TIME"),
+        (&food, "food and drink", "FOOD_AND_DRINK"),
+        (&langs, "EN_US", "en-US"),
+        (&langs, "en us", "en-US"),
+        (&models, "GPT 4", "gpt-4"),
+        // Trailing text after the longest member it starts with.
+        (
+            &jobs,
+            "Contract to hire: converts after 6 months",
+            "CONTRACT_TO_HIRE",
+        ),
+        (&jobs, "contract: 6 months", "CONTRACT"),
+        (&langs, "EN: English", "en"),
+        (&models, "GPT-4o (the omni model)", "gpt-4o"),
+        (&models, "gpt-4. The older one", "gpt-4"),
+    ] {
+        coerced(
+            schema,
+            &json!({ "c": text }).to_string(),
+            json!({ "c": want }),
+            &[Fix::CoerceEnum],
+        );
+    }
+    for (schema, text) in [
+        // The text goes on with the name of something else.
+        (&langs, "en-GB"),
+        (&langs, "en_GB"),
+        (&langs, "fr-CA"),
+        (&models, "gpt-4o-mini"),
+        (&models, "gpt-4-turbo"),
+        (&models, "gpt-4.5"),
+        // Another member named in the trailing text, with other separators.
+        (&jobs, "CONTRACT, not contract to hire"),
+        // Two members alike but for the separator.
+        (&enum_of(&["en-US", "en_US"]), "EN US"),
+    ] {
+        refused(schema, &json!({ "c": text }).to_string());
+    }
+}
+
 /// An enum of 200 members, `VALUE_0` to `VALUE_199`: `{"enum": [...]}` under `wrap`.
 fn large_enum(wrap: &str) -> String {
     let members: Vec<String> = (0..200).map(|i| format!("VALUE_{i}")).collect();

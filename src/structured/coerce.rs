@@ -12,9 +12,10 @@
 //!   digits, integers included (`"1234567890123456789"`, 1234567890123456800 as a double, is
 //!   refused), read as a normal double;
 //! * `"true"`/`"false"` in any case where a boolean is expected;
-//! * a string that is an `enum`/`const` value in another case (`"one"` -> `"ONE"`), or one
-//!   followed by trailing text (`"ONE: the first"` -> `"ONE"`) when no other allowed value is
-//!   named in that text;
+//! * a string that is an `enum`/`const` value in another case or with other separators
+//!   (`"one"` -> `"ONE"`, `"Contract to hire"` -> `"CONTRACT_TO_HIRE"`), or one followed by
+//!   trailing text that does not continue it (`"ONE: the first"` -> `"ONE"`; `"en-GB"` is not
+//!   `"en"`) when no other allowed value is named in that text (`enums.rs`);
 //! * a JSON object or array written as a string where one is expected;
 //! * a single value wrapped in the array expected there (then aligned as its item);
 //! * a value wrapped in the object expected there when that object declares exactly one

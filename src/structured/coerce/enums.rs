@@ -1,5 +1,7 @@
 //! The strings of one `enum` (or `const`) list, indexed for coercion: a value equal to one, the
-//! one it names in another case, or the one it starts with (see `coerce.rs`).
+//! one it names in another case or with other separators (`"Contract to hire"` ->
+//! `"CONTRACT_TO_HIRE"`), or the one it starts with before text that does not continue it
+//! (`"ONE: the first"` -> `"ONE"`, never `"en-GB"` -> `"en"`) (see `coerce.rs`).
 //!
 //! Built once per list and parse ([`super::Coercer`]), so that aligning a long array against an
 //! enum costs a few lookups per item, not a pass over every member, and a long string is read
@@ -19,16 +21,16 @@ use serde_json::Value;
 
 use crate::text::lowercase;
 
-/// What [`EnumIndex::prefixes`] calls for each lowercase found: its length, its members, its
+/// What [`EnumIndex::prefixes`] calls for each key found: its length, its members, its
 /// place in `lowered`.
 type Visit<'v> = dyn FnMut(usize, &[usize], usize) -> ControlFlow<()> + 'v;
 
 pub(super) struct EnumIndex<'s> {
     /// The string members, in schema order.
     names: Vec<&'s str>,
-    /// Each distinct lowercase (Unicode) of the members, sorted, and the members that have it
-    /// (in schema order): looked up by [`EnumIndex::lowercased`], read as a trie by
-    /// [`EnumIndex::prefixes`].
+    /// Each distinct key of the members (their [`key`]: the lowercase, separators alike), sorted,
+    /// and the members that have it (in schema order): looked up by [`EnumIndex::lowercased`],
+    /// read as a trie by [`EnumIndex::prefixes`].
     lowered: Vec<(String, Vec<usize>)>,
     /// Whether `null` is a member.
     pub(super) has_null: bool,
@@ -41,7 +43,7 @@ impl<'s> EnumIndex<'s> {
         let mut members: Vec<Vec<usize>> = Vec::new();
         for (i, name) in names.iter().enumerate() {
             let next = members.len() as u64;
-            let word = *words.entry(lowercase(name)).or_insert(next);
+            let word = *words.entry(key(name)).or_insert(next);
             if word == next {
                 members.push(Vec::new());
             }
@@ -65,14 +67,15 @@ impl<'s> EnumIndex<'s> {
     }
 
     /// The member `text` names, when it is not one itself: the only one equal to it ignoring
-    /// ASCII case, else the only one its lowercase starts with before a non-alphanumeric
-    /// character (the longest, the first of those), when no other member occurs as a word
-    /// (`str::match_indices` of its lowercase between non-alphanumeric characters) in the rest
-    /// of the lowercased text.
+    /// ASCII case and which of the separators space, `-` and `_` is written, else the only one
+    /// whose key its own starts with before text that does not continue a name (the longest, the
+    /// first of those; see [`continues`]), when no other member occurs as a word
+    /// (`str::match_indices` of its key between non-alphanumeric characters) in the rest of the
+    /// text's key. A text's key is its lowercase as [`EnumIndex::prefixes`] reads it.
     pub(super) fn named(&self, text: &str) -> Option<&'s str> {
         let t = text.trim();
         let lower = lowercase(t);
-        // A member itself, or equal to one ignoring ASCII case: then its lowercase is the same.
+        // A member itself, or equal to one ignoring ASCII case: then its key is the same.
         let untrimmed = (t.len() != text.len()).then(|| lowercase(text));
         let whole = self.lowercased(untrimmed.as_deref().unwrap_or(&lower));
         if whole.iter().any(|&i| self.name(i) == text) {
@@ -81,7 +84,7 @@ impl<'s> EnumIndex<'s> {
         let mut same = self
             .lowercased(&lower)
             .iter()
-            .filter(|&&i| self.name(i).eq_ignore_ascii_case(t));
+            .filter(|&&i| same_but_case(self.name(i), t));
         match (same.next(), same.next()) {
             (Some(&i), None) => return Some(self.name(i)),
             (Some(_), Some(_)) => return None,
@@ -91,11 +94,7 @@ impl<'s> EnumIndex<'s> {
         let rank = |i: usize| (self.name(i).len(), Reverse(i));
         let mut best: Option<usize> = None;
         let _ = self.prefixes(lower.as_bytes(), &mut |len, group, _| {
-            let boundary = lower
-                .get(len..)
-                .and_then(|rest| rest.chars().next())
-                .is_none_or(|c| !c.is_alphanumeric());
-            if boundary {
+            if !continues(lower.get(len..).unwrap_or("")) {
                 for &i in group {
                     if best.is_none_or(|b| rank(i) > rank(b)) {
                         best = Some(i);
@@ -110,11 +109,18 @@ impl<'s> EnumIndex<'s> {
         (!self.names_another(rest, found)).then_some(found)
     }
 
-    /// The members whose lowercase is `word`, in schema order.
-    fn lowercased(&self, word: &str) -> &[usize] {
-        let at = self.lowered.binary_search_by(|(w, _)| w.as_str().cmp(word));
-        at.ok()
-            .and_then(|at| self.lowered.get(at))
+    /// The members whose key is that of `lower`, a lowercase, in schema order. (A walk, not a
+    /// binary search: the text's key is never written out. Out of line: it is called twice.)
+    #[inline(never)]
+    fn lowercased(&self, lower: &str) -> &[usize] {
+        let mut at = None;
+        let _ = self.prefixes(lower.as_bytes(), &mut |len, _, id| {
+            if len == lower.len() {
+                at = Some(id);
+            }
+            ControlFlow::Continue(())
+        });
+        at.and_then(|at| self.lowered.get(at))
             .map_or(&[], |(_, members)| members.as_slice())
     }
 
@@ -126,7 +132,7 @@ impl<'s> EnumIndex<'s> {
     /// occurrences are those `match_indices` gives: leftmost first, none overlapping the last.
     fn names_another(&self, rest: &str, found: &str) -> bool {
         let bytes = rest.as_bytes();
-        // Where each lowercase's last occurrence ended, by its place in `lowered`.
+        // Where each key's last occurrence ended, by its place in `lowered`.
         let mut ended: FnvHashMap<usize, usize> = FnvHashMap::default();
         let mut before: Option<char> = None;
         for (at, c) in rest.char_indices() {
@@ -156,11 +162,11 @@ impl<'s> EnumIndex<'s> {
         false
     }
 
-    /// Calls `visit(len, members, id)` for each lowercase in `lowered` that `text` starts with,
-    /// shortest first: `members` have it, `id` is its place. `lowered` is sorted, so the
-    /// lowercases sharing the first `len` bytes of `text` are a range of it, narrowed one byte
-    /// at a time, with the one `len` bytes long (if any) at its front. (`dyn`: one copy of the
-    /// walk for its two callers.)
+    /// Calls `visit(len, members, id)` for each key in `lowered` that the key of `text` (a
+    /// lowercase, its separators read as `_`) starts with, shortest first: `members` have it,
+    /// `id` is its place. `lowered` is sorted, so the keys sharing the first `len` bytes are a
+    /// range of it, narrowed one byte at a time, with the one `len` bytes long (if any) at its
+    /// front. (`dyn`: one copy of the walk for its three callers.)
     fn prefixes(&self, text: &[u8], visit: &mut Visit<'_>) -> ControlFlow<()> {
         let (mut lo, mut hi) = (0, self.lowered.len());
         let mut len = 0;
@@ -175,8 +181,14 @@ impl<'s> EnumIndex<'s> {
             let (Some(&byte), Some(range)) = (text.get(len), self.lowered.get(lo..hi)) else {
                 break;
             };
+            // The text's key, read here.
+            let byte = if byte == b' ' || byte == b'-' {
+                b'_'
+            } else {
+                byte
+            };
             let at = |(k, _): &(String, Vec<usize>)| k.as_bytes().get(len).copied();
-            // Lowercases that go on alike (`value_1`, `value_2`) keep the range as it is.
+            // Keys that go on alike (`value_1`, `value_2`) keep the range as it is.
             let alike =
                 range.first().and_then(at) == Some(byte) && range.last().and_then(at) == Some(byte);
             if !alike {
@@ -186,6 +198,40 @@ impl<'s> EnumIndex<'s> {
             len += 1;
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// What members are compared by: the lowercase, with the separators space and `-` written `_`
+/// (`"Contract to-hire"` -> `"contract_to_hire"`). Byte for byte, so a place in a text's
+/// lowercase is the same place in its key, which [`EnumIndex::prefixes`] reads as it walks.
+fn key(name: &str) -> String {
+    underscored(&underscored(&lowercase(name), ' '), '-')
+}
+
+/// (`split` and `join` as `grouped_digits` and `work.rs` use them: their copies in the `.wasm`.)
+#[inline(never)]
+fn underscored(text: &str, separator: char) -> String {
+    text.split(separator).collect::<Vec<&str>>().join("_")
+}
+
+/// Whether `a` and `b` are equal ignoring ASCII case and which separator is written.
+fn same_but_case(a: &str, b: &str) -> bool {
+    let byte = |c: u8| match c {
+        b' ' | b'-' => b'_',
+        c => c.to_ascii_lowercase(),
+    };
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| byte(x) == byte(y))
+}
+
+/// Whether the text after a member, `after`, continues its name rather than following it:
+/// a letter, digit, `-` or `_` (`en-GB` is not `en`, `gpt-4o-mini` not `gpt-4o`), or a `.` or
+/// `,` before one (`gpt-4.5`, `1,000`). `:`, whitespace, `(`, or a `.` ending a sentence do not.
+fn continues(after: &str) -> bool {
+    let mut chars = after.chars();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_');
+    match chars.next() {
+        Some('.' | ',') => word(chars.next()),
+        c => word(c),
     }
 }
 
@@ -213,6 +259,22 @@ mod tests {
         assert_eq!(find(&["A", "A B", "a b"], "a b: c").as_deref(), Some("A B"));
         assert_eq!(find(&["A", "AB"], "ab").as_deref(), Some("AB"));
         assert_eq!(find(&["A", "AB"], "abc"), None);
+    }
+
+    #[test]
+    fn separators_alike_and_a_name_that_goes_on_is_not_a_member() {
+        assert_eq!(find(&["a", "a_b"], "A-B").as_deref(), Some("a_b"));
+        assert_eq!(find(&["a", "a_b"], "a b: c").as_deref(), Some("a_b"));
+        assert_eq!(find(&["a", "a b"], "a_b").as_deref(), Some("a b"));
+        assert_eq!(find(&["a-b", "a_b"], "A B"), None, "two alike");
+        assert_eq!(find(&["a", "a-b"], "a-bc"), None);
+        assert_eq!(find(&["a", "b"], "a_b"), None);
+        assert_eq!(find(&["a", "b"], "a.b"), None);
+        assert_eq!(find(&["a", "b"], "a,2"), None);
+        assert_eq!(find(&["a", "b"], "a. c").as_deref(), Some("a"));
+        assert_eq!(find(&["a", "b"], "a.").as_deref(), Some("a"));
+        assert_eq!(find(&["a", "b"], "a (c)").as_deref(), Some("a"));
+        assert_eq!(find(&["a", "b c"], "a: not b-c"), None);
     }
 
     #[test]
