@@ -132,6 +132,60 @@ fn a_valid_value_inside_a_broken_one_is_read_as_json() {
     }
 }
 
+#[test]
+fn closers_too_many_are_dropped_and_what_follows_them_is_kept() {
+    // An outside tester of the package: one closer too many ended the value early and the rest
+    // was dropped as prose, or the nested value after it was the answer. Before, in order:
+    // {"a": 1, "b": [{"c": 2}]} ("d" lost), {"name": "Alice", "langs": ["en"]} (the manager
+    // lost), {"name": "Bob"} (a value nested in the broken one, alone), {"team": {…}} (the name
+    // lost), each with surrounding-prose.
+    use Fix::{MismatchedBracket, RedundantBracket};
+    let person = compile(OBJECT);
+    let any = compile("true");
+    for (raw, schema, want, fixes) in [
+        (
+            r#"{"a": 1, "b": [{"c": 2}}], "d": 3}"#,
+            &any,
+            json!({"a": 1, "b": [{"c": 2}], "d": 3}),
+            vec![MismatchedBracket, RedundantBracket],
+        ),
+        (
+            r#"{"name": "Alice", "langs": ["en"]], "manager": {"name": "Bob"}}"#,
+            &person,
+            json!({"name": "Alice", "langs": ["en"], "manager": {"name": "Bob"}}),
+            vec![RedundantBracket],
+        ),
+        (
+            r#"{"team": {"lead": {"id": 1}}}, "name": "Alice", "manager": {"name": "Bob"}}"#,
+            &person,
+            json!({"team": {"lead": {"id": 1}}, "name": "Alice", "manager": {"name": "Bob"}}),
+            vec![RedundantBracket],
+        ),
+        (
+            r#"{"team": {"lead": {"id": 1}}]}, "name": "Alice"}"#,
+            &person,
+            json!({"team": {"lead": {"id": 1}}, "name": "Alice"}),
+            vec![RedundantBracket],
+        ),
+    ] {
+        let r = repair_json(raw).unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&r.text).unwrap(),
+            want,
+            "{raw}"
+        );
+        assert_eq!(r.fixes, fixes, "{raw}");
+        let (value, got) = accepted(parse(raw, Some(schema), &opts()));
+        assert_eq!((value, got), (want.clone(), fixes), "{raw}");
+        // The same after prose, where the reply is not read as one value but value by value.
+        let raw = format!("Here it is: {raw}");
+        let (value, fixes) = accepted(parse(&raw, Some(schema), &opts()));
+        assert_eq!(value, want, "{raw}");
+        assert!(fixes.contains(&Fix::SurroundingProse), "{raw}");
+        assert_eq!(repaired_value(&raw), Some(want), "{raw}");
+    }
+}
+
 // ---------- item 2: the schema chooses ----------
 
 const OBJECT: &str =

@@ -75,7 +75,8 @@ pub enum Fix {
     NewlineDelimited,
     /// A closing bracket of the wrong kind (`{"a": 2]`) read as the right one.
     MismatchedBracket,
-    /// Closing brackets after the value that close nothing (`{"a": 1}}`) dropped.
+    /// Closing brackets that close nothing dropped: after the value (`{"a": 1}}`), or before
+    /// more members of the outermost object (`{"a": {"b": 1}}}, "c": 2}`).
     RedundantBracket,
     /// JSON whose quotes are backslash-escaped (`{\"a\": 1}`) unescaped.
     EscapedJson,

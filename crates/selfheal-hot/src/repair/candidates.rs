@@ -207,18 +207,19 @@ impl<'t> Reader<'t> {
             // The first value of the region, and it needed no repair but words read as strings
             // (`[final]`).
             let mut bracketed_words = false;
-            let (mut candidate, end) = match strict_len(body.get(start..).unwrap_or("")) {
+            // A strict value that members of an object follow had a closer too many: it is read
+            // with the scanner, whose `close` drops it.
+            let strict = strict_len(body.get(start..).unwrap_or(""));
+            let strict_end = strict.map_or(0, |len| start + len);
+            let members = strict.and_then(|len| scanner.members_follow(start + len));
+            let (text, strict, bare_words, end) = match strict.filter(|_| members.is_none()) {
                 Some(len) => (
-                    Candidate {
-                        text: body.get(start..start + len).unwrap_or("").to_owned(),
-                        fixes,
-                        strict: true,
-                        bare_words: BareWords::default(),
-                        one_of_many: false,
-                    },
+                    body.get(start..start + len).unwrap_or("").to_owned(),
+                    true,
+                    BareWords::default(),
                     start + len,
                 ),
-                None => match twice(&mut scanner, &mut |s| s.scan_value(start)) {
+                None => match twice(&mut scanner, &mut |s| s.scan_value(start, strict_end)) {
                     Ok(scanned) => {
                         bracketed_words = first
                             && !scanned.bare_words.is_empty()
@@ -227,17 +228,7 @@ impl<'t> Reader<'t> {
                                 .iter()
                                 .all(|f| matches!(f, Fix::UnquotedString | Fix::Comment));
                         fixes.extend(scanned.fixes.iter());
-                        let end = scanned.end;
-                        (
-                            Candidate {
-                                text: scanned.text,
-                                fixes,
-                                strict: false,
-                                bare_words: scanned.bare_words,
-                                one_of_many: false,
-                            },
-                            end,
-                        )
+                        (scanned.text, false, scanned.bare_words, scanned.end)
                     }
                     Err(ScanError::TooDeep) => return Err(TooDeep),
                     Err(ScanError::Invalid(_)) => match scanner.skim() {
@@ -250,18 +241,25 @@ impl<'t> Reader<'t> {
                 },
             };
             if let Some(fix) = bytes.get(end..).and_then(outside_fix) {
-                candidate.fixes.add(fix);
+                fixes.add(fix);
             }
             // A repaired value followed by `,` `:` or a closer was probably closed too early:
             // what follows may belong to it, so nothing after it in this region is offered. Not
             // so the region's first value when its only repair was reading words as strings: its
             // brackets are its own (`Answer [final]: {"a": 1}`, a bracketed word in prose).
-            let continues = !candidate.strict
+            let continues = !strict
                 && !bracketed_words
                 && matches!(
                     bytes.get(scanner.past_blank(end)),
                     Some(b',' | b':' | b']' | b'}')
                 );
+            let candidate = Candidate {
+                text,
+                fixes,
+                strict,
+                bare_words,
+                one_of_many: false,
+            };
             if visit(candidate) == Verdict::Stop {
                 return Ok(ControlFlow::Break(()));
             }

@@ -75,10 +75,11 @@
 //! * Raw control characters in strings are escaped; a backslash that starts
 //!   no valid escape is itself escaped (`C:\dir` keeps its backslash), except
 //!   `\'` (an apostrophe) and a backslash before a line break (`\n`).
-//! * A closer of the wrong kind closes what it matches further out (closing
-//!   what is open inside it) or else the innermost container; closers after
+//! * A closer of the wrong kind closes the innermost container; closers after
 //!   the value are dropped; an object still open where the array around it
-//!   gets its next value is closed.
+//!   gets its next value is closed. Closers that would end the value's
+//!   outermost object and are followed by an object's next member (`, "d": 3`)
+//!   were too many and are dropped: only that object can take the member.
 //! * At the end of input an open string is closed, a member cut after its key
 //!   or `:` gets `null`, a dangling comma is dropped, and open containers are
 //!   closed innermost first. (`structured::parse` never lets a reply cut off

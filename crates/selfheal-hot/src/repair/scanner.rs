@@ -192,9 +192,11 @@ impl<'a> Scanner<'a> {
         self.strict_end = 0;
     }
 
-    /// One value starting at the `{` or `[` at `start`.
-    pub(super) fn scan_value(&mut self, start: usize) -> Scan<Scanned> {
+    /// One value starting at the `{` or `[` at `start`; `strict_end` is where the strict JSON
+    /// value there ends, when the caller knows it is one (else 0).
+    pub(super) fn scan_value(&mut self, start: usize, strict_end: usize) -> Scan<Scanned> {
         self.reset(start);
+        self.strict_end = strict_end;
         self.open_container()?;
         self.run()?;
         Ok(self.scanned(self.out.clone(), Vec::new(), false))
@@ -617,7 +619,26 @@ impl<'a> Scanner<'a> {
     /// The closer `c` at `self.pos`. One of the wrong kind closes the innermost container all
     /// the same (`{"a": [1}, "b": 2}` is `{"a": [1], "b": 2}`): reading it as the closer of a
     /// container further out would end the value early and cut the rest off.
+    ///
+    /// A closer closes nothing when it would end the value's outermost object and members of an
+    /// object follow it, past any more closers (`{"a": {"b": 1}}}, "c": 2}`, `{"a": ["en"]],
+    /// "b": 2}`): nothing but that object can take them, so those closers were too many. Valid
+    /// JSON never has this (nothing follows the outermost value), and a closer inside the value
+    /// is left alone: a container around it could take what follows as well.
     fn close(&mut self, c: u8) -> Scan<()> {
+        let redundant = match self.top() {
+            Some(Container::Root) if !self.elements.is_empty() => Some(self.pos + 1),
+            _ => self.members_after_outermost(),
+        };
+        if let Some(next) = redundant {
+            self.pos = next;
+            self.fixes.add(Fix::RedundantBracket);
+            // A trailing comma was taken back before the closer: the last value is complete.
+            if self.state == State::AfterComma {
+                self.state = State::CommaOrClose;
+            }
+            return Ok(());
+        }
         let want = if c == b'}' {
             Container::Object
         } else {
@@ -625,17 +646,52 @@ impl<'a> Scanner<'a> {
         };
         match self.top() {
             Some(kind) if kind == want => {}
-            Some(Container::Root) if !self.elements.is_empty() => {
-                self.pos += 1;
-                self.fixes.add(Fix::RedundantBracket);
-                return Ok(());
-            }
             Some(Container::Object | Container::Array) => self.fixes.add(Fix::MismatchedBracket),
             _ => return Err(self.invalid()),
         }
         self.pos += 1;
         self.pop_container();
         Ok(())
+    }
+
+    /// [`Scanner::members_follow`] the closer at `self.pos`, when it would end the value's
+    /// outermost object.
+    fn members_after_outermost(&self) -> Option<usize> {
+        let mut kinds = self.stack.iter().rev().map(|f| f.kind);
+        let outermost = kinds.next() == Some(Container::Object)
+            && !matches!(kinds.next(), Some(Container::Object | Container::Array));
+        outermost
+            .then(|| self.members_follow(self.pos + 1))
+            .flatten()
+    }
+
+    /// Where the `,` before an object's next member lies, when blanks and closers after `from`
+    /// lead to one: a key in `"` or `'` on one line, and its `:` (a word and a `:` may be prose:
+    /// `, note: …`). Linear: the closers read are then skipped or the object they follow ends,
+    /// so no closer is looked past twice in one scan.
+    pub(super) fn members_follow(&self, from: usize) -> Option<usize> {
+        let mut pos = self.past_blank(from);
+        while matches!(self.bytes.get(pos), Some(b'}' | b']')) {
+            pos = self.past_blank(pos + 1);
+        }
+        let comma = pos;
+        let mut colon = false;
+        if self.bytes.get(comma) == Some(&b',') {
+            let key = self.past_blank(comma + 1);
+            if let Some(&quote @ (b'"' | b'\'')) = self.bytes.get(key) {
+                pos = key + 1;
+                while self
+                    .bytes
+                    .get(pos)
+                    .is_some_and(|&c| c != quote && c != b'\n')
+                {
+                    pos += 1;
+                }
+                colon = self.bytes.get(pos) == Some(&quote)
+                    && self.bytes.get(self.past_blank(pos + 1)) == Some(&b':');
+            }
+        }
+        colon.then_some(comma)
     }
 
     /// Pops the innermost object or array and writes its closer.
@@ -755,11 +811,16 @@ impl<'a> Scanner<'a> {
                 .then(|| super::candidates::strict_len(self.src.get(self.pos..).unwrap_or("")))
                 .flatten();
             if let Some(len) = strict {
-                if let Some(value) = self.src.get(self.pos..self.pos + len) {
-                    self.out.push_str(value);
-                    self.pos += len;
-                    self.value_done();
-                    return Ok(());
+                // Unless members of an object follow it (`{"a": {"b": 1}}}, "c": 2}`): its last
+                // closer was one too many, so it is read (as JSON reads it) for `close` to drop.
+                match self.src.get(self.pos..self.pos + len) {
+                    Some(value) if self.members_follow(self.pos + len).is_none() => {
+                        self.out.push_str(value);
+                        self.pos += len;
+                        self.value_done();
+                        return Ok(());
+                    }
+                    _ => self.strict_end = self.pos + len,
                 }
             }
         }

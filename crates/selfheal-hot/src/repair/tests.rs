@@ -811,6 +811,64 @@ fn brackets() {
 }
 
 #[test]
+fn closers_before_more_members_of_the_outermost_object_close_nothing() {
+    // They ended the value, and the members after them were dropped as prose.
+    check(
+        r#"{"a": 1, "b": [{"c": 2}}], "d": 3}"#,
+        r#"{"a": 1, "b": [{"c": 2}], "d": 3}"#,
+        &[MismatchedBracket, RedundantBracket],
+    );
+    check(
+        r#"{"a": ["en"]], "b": 2}"#,
+        r#"{"a": ["en"], "b": 2}"#,
+        &[RedundantBracket],
+    );
+    check(
+        r#"{"a": {"b": 1}}}, "c": 2}"#,
+        r#"{"a": {"b": 1}, "c": 2}"#,
+        &[RedundantBracket],
+    );
+    check(
+        r#"{"a": {"b": 1}}}}, 'c': 2}"#,
+        r#"{"a": {"b": 1}, "c": 2}"#,
+        &[RedundantBracket, SingleQuotes],
+    );
+    check(
+        r#"{"a": 1,}, "b": 2}"#,
+        r#"{"a": 1, "b": 2}"#,
+        &[TrailingComma, RedundantBracket],
+    );
+    // Inside the value a closer closes the innermost container, as before: the container around
+    // it could take what follows as well.
+    check("[[1}]", "[[1]]", &[MismatchedBracket]);
+    check(
+        r#"{"x": {"a": 1], "b": 2}"#,
+        r#"{"x": {"a": 1}, "b": 2}"#,
+        &[MismatchedBracket],
+    );
+    // Members after an object in an array (a `{` missing, or a `}` too many): not repaired.
+    none(r#"[{"a": 1}, "b": 2}]"#);
+    // A word and a colon after the value are prose.
+    check(
+        r#"{"a": 1}, note: see above"#,
+        r#"{"a": 1}"#,
+        &[SurroundingProse],
+    );
+    // A closer dropped after a trailing comma leaves the last value complete, so the next one
+    // gets its comma; between the values of a sequence too (the second value was lost).
+    check(
+        "{\"a\":1},}\n{\"b\":2}",
+        "[{\"a\":1},\n{\"b\":2}]",
+        &[
+            TrailingComma,
+            RedundantBracket,
+            MissingComma,
+            NewlineDelimited,
+        ],
+    );
+}
+
+#[test]
 fn newline_delimited() {
     check("1\n2", "[1,\n2]", &[MissingComma, NewlineDelimited]);
     check(
