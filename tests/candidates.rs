@@ -186,6 +186,39 @@ fn closers_too_many_are_dropped_and_what_follows_them_is_kept() {
     }
 }
 
+#[test]
+fn a_value_followed_by_more_of_its_members_is_never_offered_without_them() {
+    // Before: {"name": "Bob"} with surrounding-prose for the first (a `[` missing before "en":
+    // the skim ended the broken object at the `]` and the nested manager was offered alone), and
+    // [1, 2] or {"name": "Bob"} for the next three (the last failed already). Where the reply
+    // does not say what was meant, it fails: the loop asks again.
+    let person = compile(OBJECT);
+    for raw in [
+        r#"{"name": "Alice", "langs": "en", "fr"], "manager": {"name": "Bob"}}"#,
+        r#"Here: {"name": "Alice", "langs": "en", "fr"], "manager": {"name": "Bob"}}"#,
+        r#"{"name": "Alice", "ids": [1, 2], "x"], "manager": {"name": "Bob"}}"#,
+        r#"Here: [1, 2], "name": "Alice", "manager": {"name": "Bob"}}"#,
+        // Inside the value a wrong closer closes the innermost container: the object in the array
+        // then has members after it, and it is not known whether a `{` or a `]` was wrong.
+        r#"[{"name": "Alice"], "langs": ["en"]}]"#,
+    ] {
+        assert_eq!(repair_json(raw), None, "{raw}");
+        let report = failed(parse(raw, Some(&person), &opts()));
+        assert_eq!(report.kinds, vec![FailureKind::JsonSyntax], "{raw}");
+    }
+    // A value after a complete one is still a value of its own, and prose after one is prose.
+    let (value, _) = accepted(parse(
+        r#"Either {"id": 1}, or {"name": "Bob"}"#,
+        Some(&person),
+        &opts(),
+    ));
+    assert_eq!(value, json!({"name": "Bob"}));
+    assert_eq!(
+        repaired_value(r#"{"name": "Bob",} Hope this helps, "really": yes"#),
+        Some(json!({"name": "Bob"}))
+    );
+}
+
 // ---------- item 2: the schema chooses ----------
 
 const OBJECT: &str =

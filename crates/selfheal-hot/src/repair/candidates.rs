@@ -7,7 +7,10 @@
 //! fences, every `{…}`/`[…]` value is a candidate. The search then goes on after the
 //! candidate's end. A candidate the scanner cannot repair is skipped *whole*: the skim finds
 //! where it ends with the scanner's own lexical rules, and nothing nested inside it is ever
-//! offered on its own. When it never ends, the rest of the region belongs to it.
+//! offered on its own. When it never ends, the rest of the region belongs to it. A value
+//! followed by an object's next member (`, "d": 3`) that the scanner could not take into it
+//! ended early somewhere the text does not tell: neither it nor anything after it in the region
+//! is offered, so the reply fails rather than lose that member or answer with a piece.
 
 use std::ops::ControlFlow;
 
@@ -231,15 +234,23 @@ impl<'t> Reader<'t> {
                         (scanned.text, false, scanned.bare_words, scanned.end)
                     }
                     Err(ScanError::TooDeep) => return Err(TooDeep),
+                    // Members of an object after it: it ended early (`"langs": "en", "fr"],
+                    // "manager": {…}}`, a `[` missing), so it goes on, and where is not known.
                     Err(ScanError::Invalid(_)) => match scanner.skim() {
-                        Some(end) => {
+                        Some(end) if scanner.members_follow(end).is_none() => {
                             from = end.max(start + 1);
                             continue;
                         }
-                        None => break,
+                        _ => break,
                     },
                 },
             };
+            // Members of an object after a value the scanner did not take them into (an array's,
+            // `[1, 2], "b": 3}`): it is part of something broken, and neither it nor anything
+            // after it is offered.
+            if scanner.members_follow(end).is_some() {
+                break;
+            }
             if let Some(fix) = bytes.get(end..).and_then(outside_fix) {
                 fixes.add(fix);
             }

@@ -79,7 +79,9 @@
 //!   the value are dropped; an object still open where the array around it
 //!   gets its next value is closed. Closers that would end the value's
 //!   outermost object and are followed by an object's next member (`, "d": 3`)
-//!   were too many and are dropped: only that object can take the member.
+//!   were too many and are dropped: only that object can take the member. A
+//!   value followed by members it could not take in ended early: neither it
+//!   nor anything after it in its region is a candidate.
 //! * At the end of input an open string is closed, a member cut after its key
 //!   or `:` gets `null`, a dangling comma is dropped, and open containers are
 //!   closed innermost first. (`structured::parse` never lets a reply cut off

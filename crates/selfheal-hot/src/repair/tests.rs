@@ -846,7 +846,9 @@ fn closers_before_more_members_of_the_outermost_object_close_nothing() {
         r#"{"x": {"a": 1}, "b": 2}"#,
         &[MismatchedBracket],
     );
-    // Members after an object in an array (a `{` missing, or a `}` too many): not repaired.
+    // Members after an array, or after an object in an array (a `{` missing, or a `}` too many):
+    // not repaired.
+    none(r#"[1, 2], "b": 3}"#);
     none(r#"[{"a": 1}, "b": 2}]"#);
     // A word and a colon after the value are prose.
     check(
