@@ -31,7 +31,11 @@
 //! * **Out of line.** Every method serde calls here (the `Deserializer`, `MapAccess`, `SeqAccess`
 //!   and enum access methods) is `#[inline(never)]`: selfheal is built at opt-level 3, which
 //!   otherwise copied them into every derived visitor, once per field of every option and state
-//!   type (25 KB gzip, and no row faster; docs/PERFORMANCE.md, "Round 7").
+//!   type (25 KB gzip, and no row faster; docs/PERFORMANCE.md, "Round 7"). Each is one
+//!   instance per visitor type, so what does not need the visitor is not generic: the access
+//!   for a struct, map or array (`object_access`, `array_access`), an `Option`'s presence
+//!   (`present`), the path step of an error (`at_key`, `Error::push`), and one key deserializer
+//!   for declared and own keys (31 KB of the .wasm, 1.5 KB gzip; "Round 8").
 //!
 //! Values, by what the type asks for:
 //!
@@ -55,8 +59,7 @@ use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{
-    self, value::BorrowedStrDeserializer, DeserializeOwned, DeserializeSeed, IntoDeserializer,
-    MapAccess, SeqAccess, Visitor,
+    self, DeserializeOwned, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor,
 };
 use wasm_bindgen::prelude::*;
 
@@ -193,8 +196,14 @@ impl Error {
     }
 
     fn at(mut self, seg: Seg) -> Error {
-        self.path.push(seg);
+        self.push(seg);
         self
+    }
+
+    /// `seg` as the next step out: not generic, so the generic readers only call it.
+    #[inline(never)]
+    fn push(&mut self, seg: Seg) {
+        self.path.push(seg);
     }
 
     fn into_bad(self, root: &str) -> read::Bad {
@@ -430,21 +439,54 @@ impl<'c> JsDe<'c> {
     }
 
     fn map<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_map(self.object_access(None)?)
+    }
+
+    fn seq<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_seq(self.array_access()?)
+    }
+
+    /// The access to an object's members: a struct's declared `fields`, or (for a map, and for
+    /// a struct under [`Keys::All`]) its own keys. Not generic, as everything here that does
+    /// not need the visitor: one copy, where the generic callers were one per type.
+    #[inline(never)]
+    fn object_access(
+        self,
+        fields: Option<&'static [&'static str]>,
+    ) -> Result<ObjectAccess<'c>, Error> {
         self.object()?;
-        let keys = self.keys()?;
-        visitor.visit_map(ObjectAccess {
-            source: Source::Own { keys, next: 0 },
+        let source = match fields {
+            Some(fields) if self.ctx.keys != Keys::All => Source::Declared(fields.iter()),
+            _ => Source::Own {
+                keys: self.keys()?,
+                next: 0,
+            },
+        };
+        Ok(ObjectAccess {
+            source,
+            key: None,
             current: None,
             de: self,
         })
     }
 
-    fn seq<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    /// The access to an array's items (not generic, as [`JsDe::object_access`]).
+    #[inline(never)]
+    fn array_access(self) -> Result<ArrayAccess<'c>, Error> {
         let len = self.array_len()?;
-        visitor.visit_seq(ArrayAccess {
+        Ok(ArrayAccess {
             de: self,
             indices: 0..len,
         })
+    }
+
+    /// `self`, unless it is `undefined` or `null` (then dropped): an `Option`'s value.
+    #[inline(never)]
+    fn present(self) -> Option<JsDe<'c>> {
+        let none = self
+            .nullish
+            .unwrap_or_else(|| self.value.is_null_or_undefined());
+        (!none).then_some(self)
     }
 
     /// The value as JSON text, read by serde_json (see [`JSON_TOKEN`]).
@@ -579,13 +621,9 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
 
     #[inline(never)]
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        let none = self
-            .nullish
-            .unwrap_or_else(|| self.value.is_null_or_undefined());
-        if none {
-            visitor.visit_none()
-        } else {
-            visitor.visit_some(self)
+        match self.present() {
+            Some(de) => visitor.visit_some(de),
+            None => visitor.visit_none(),
         }
     }
 
@@ -619,15 +657,7 @@ impl<'de> de::Deserializer<'de> for JsDe<'_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        if self.ctx.keys == Keys::All {
-            return self.map(visitor);
-        }
-        self.object()?;
-        visitor.visit_map(ObjectAccess {
-            source: Source::Declared(fields.iter()),
-            current: None,
-            de: self,
-        })
+        visitor.visit_map(self.object_access(Some(fields))?)
     }
 
     #[inline(never)]
@@ -707,11 +737,11 @@ impl<'de, 'c> de::EnumAccess<'de> for Tagged<'c> {
         self,
         seed: S,
     ) -> Result<(S::Value, TaggedVariant<'c>), Error> {
-        let tag = self.tag;
-        let variant = seed
-            .deserialize(self.variant.into_deserializer())
-            .map_err(|e: Error| e.at(key_seg(tag)))?;
-        Ok((variant, TaggedVariant(self.de)))
+        let mut variant: Result<_, Error> = seed.deserialize(self.variant.into_deserializer());
+        if let Err(e) = &mut variant {
+            e.push(key_seg(self.tag));
+        }
+        Ok((variant?, TaggedVariant(self.de)))
     }
 }
 
@@ -763,8 +793,10 @@ enum Source {
 /// An object read as a struct or a map: a key, then its value.
 struct ObjectAccess<'c> {
     source: Source,
-    /// The key just read (its path step), its value, whether that is known to be nullish.
-    current: Option<(Seg, JsValue, Option<bool>)>,
+    /// The key just read: its path step, kept until the next key for an error in its value.
+    key: Option<Seg>,
+    /// The value of `key` until it is read, and whether that is known to be nullish.
+    current: Option<(JsValue, Option<bool>)>,
     de: JsDe<'c>,
 }
 
@@ -790,7 +822,8 @@ impl<'c> ObjectAccess<'c> {
                         (true, true) if !value.is_undefined() => Some(true),
                         (true, _) => continue,
                     };
-                    self.current = Some((key_seg(key), value, known));
+                    self.key = Some(key_seg(key));
+                    self.current = Some((value, known));
                     return Ok(true);
                 }
             }
@@ -809,7 +842,8 @@ impl<'c> ObjectAccess<'c> {
                     if value.is_undefined() {
                         continue;
                     }
-                    self.current = Some((Seg::Key(Cow::Owned(key)), value, None));
+                    self.key = Some(Seg::Key(Cow::Owned(key)));
+                    self.current = Some((value, None));
                     return Ok(true);
                 }
             }
@@ -817,14 +851,23 @@ impl<'c> ObjectAccess<'c> {
         Ok(false)
     }
 
-    /// The value of the key just handed out, as a deserializer one level down, and its path step.
-    fn value(&mut self) -> Result<(JsDe<'c>, Seg), Error> {
-        let Some((key, value, nullish)) = self.current.take() else {
+    /// The value of the key just handed out, as a deserializer one level down.
+    fn value(&mut self) -> Result<JsDe<'c>, Error> {
+        let Some((value, nullish)) = self.current.take() else {
             return Err(Error::type_("a value was read before its key"));
         };
-        match self.de.child(value, nullish) {
-            Ok(child) => Ok((child, key)),
-            Err(e) => Err(e.at(key)),
+        self.de.child(value, nullish).map_err(|mut e| {
+            self.at_key(&mut e);
+            e
+        })
+    }
+
+    /// An error in the value of the key just handed out: that key is its path step. Not
+    /// generic, and the error changed in place: every `next_value_seed` only calls it.
+    #[inline(never)]
+    fn at_key(&mut self, e: &mut Error) {
+        if let Some(key) = self.key.take() {
+            e.path.push(key);
         }
     }
 }
@@ -840,22 +883,23 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_> {
         if !self.advance()? {
             return Ok(None);
         }
-        // The key `advance` kept: a declared field name as it is, an own key without a copy.
-        let key = match &self.current {
-            Some((Seg::Key(key), ..)) => key,
-            _ => return Err(Error::type_("a key was read without its value")),
+        // The key `advance` kept, without a copy. One deserializer for declared names and
+        // own keys alike (a `&str` one: nothing read here borrows), so the key's visitor (a
+        // derived struct's field match) is inlined here once, not once per kind of key.
+        let Some(Seg::Key(key)) = &self.key else {
+            return Err(Error::type_("a key was read without its value"));
         };
-        match key {
-            Cow::Borrowed(name) => seed.deserialize(BorrowedStrDeserializer::new(name)),
-            Cow::Owned(name) => seed.deserialize(name.as_str().into_deserializer()),
-        }
-        .map(Some)
+        let key: &str = key;
+        seed.deserialize(key.into_deserializer()).map(Some)
     }
 
     #[inline(never)]
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
-        let (child, key) = self.value()?;
-        seed.deserialize(child).map_err(|e| e.at(key))
+        let mut value = seed.deserialize(self.value()?);
+        if let Err(e) = &mut value {
+            self.at_key(e);
+        }
+        value
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -895,13 +939,14 @@ impl<'de> SeqAccess<'de> for ArrayAccess<'_> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        match self.advance()? {
-            Some((child, i)) => seed
-                .deserialize(child)
-                .map(Some)
-                .map_err(|e| e.at(Seg::Index(i))),
-            None => Ok(None),
+        let Some((child, i)) = self.advance()? else {
+            return Ok(None);
+        };
+        let mut item = seed.deserialize(child);
+        if let Err(e) = &mut item {
+            e.push(Seg::Index(i));
         }
+        item.map(Some)
     }
 
     fn size_hint(&self) -> Option<usize> {
