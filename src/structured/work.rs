@@ -122,8 +122,10 @@ struct Graph<'a> {
     dynamic_anchors: Vec<(&'a str, usize)>,
     recursive_roots: Vec<usize>,
     keys: Vec<&'a str>,
-    /// Topological position of each node in the in-place graph (back edges cut), and that DAG.
+    /// Topological position of each node in the in-place graph (back edges cut), the node at
+    /// each position, and that DAG.
     topo: Vec<usize>,
+    by_position: Vec<usize>,
     dag: Vec<Vec<usize>>,
     /// Evaluations and keywords when a node is applied to a value: counts of in-place paths.
     closure: Vec<(u64, u64)>,
@@ -146,6 +148,7 @@ impl<'a> Graph<'a> {
             recursive_roots: Vec::new(),
             keys: Vec::new(),
             topo: Vec::new(),
+            by_position: Vec::new(),
             dag: Vec::new(),
             closure: Vec::new(),
         };
@@ -466,10 +469,13 @@ impl<'a> Graph<'a> {
         }
         // Reverse post-order is a topological order of the DAG.
         let mut topo = vec![0usize; n];
+        let mut by_position = vec![0usize; n];
         for (position, &u) in post.iter().rev().enumerate() {
             set(&mut topo, u, position);
+            set(&mut by_position, position, u);
         }
         self.topo = topo;
+        self.by_position = by_position;
         self.dag = dag;
         post
     }
@@ -525,7 +531,16 @@ impl<'a> Graph<'a> {
                 }
             }
         }
-        reached.sort_unstable_by_key(|&u| self.topo.get(u).copied().unwrap_or(0));
+        // In topological order. Positions are distinct, so sorting the positions and reading the
+        // nodes back is sorting the nodes by them, with the plain `usize` sort `edges` already
+        // links (a sort by key was a second instance of the sort: 9 KB of the .wasm).
+        for u in &mut reached {
+            *u = self.topo.get(*u).copied().unwrap_or(0);
+        }
+        reached.sort_unstable();
+        for p in &mut reached {
+            *p = self.by_position.get(*p).copied().unwrap_or(0);
+        }
         for &u in &reached {
             let w = weight.get(u).copied().unwrap_or(0);
             let children = self.dag.get(u).map(Vec::as_slice).unwrap_or(&[]);
