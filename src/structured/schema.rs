@@ -636,6 +636,14 @@ impl SchemaCache {
     }
 }
 
+/// An object's members in the order of their keys. The one sort of members by key in the crate
+/// (a sort is several KB of the .wasm per element type and order): the canonical text here and
+/// the stream table's `properties` (src/structured/stream/subschema.rs). The keys of one object
+/// are distinct, so a stable and an unstable sort give the same order.
+pub(crate) fn sort_members(members: &mut [(&String, &Value)]) {
+    members.sort_by(|a, b| a.0.cmp(b.0));
+}
+
 /// Compact JSON with every object's keys sorted. `Value::to_string` is not
 /// enough: with serde_json's `preserve_order` it keeps insertion order, so
 /// the same schema written with another key order would miss the cache.
@@ -644,8 +652,7 @@ fn sorted_compact(value: &Value) -> String {
         match value {
             Value::Object(map) => {
                 let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                // Keys of one object are distinct: an unstable sort gives the one order.
-                entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                sort_members(&mut entries);
                 out.push(b'{');
                 for (i, (key, v)) in entries.into_iter().enumerate() {
                     if i > 0 {

@@ -277,12 +277,17 @@ impl<'s> Table<'s> {
             node.multiple_of = Some(self.lazy("multipleOf", m));
         }
         if let Some(Value::Object(props)) = obj.get("properties") {
-            let mut list: Vec<(String, NodeId)> = props
-                .iter()
+            // Ids in schema order first; then the members by key, with the sort the canonical
+            // schema text uses (`id` gives the same id again).
+            for s in props.values() {
+                self.id(s, base);
+            }
+            let mut members: Vec<(&String, &Value)> = props.iter().collect();
+            crate::structured::schema::sort_members(&mut members);
+            node.properties = members
+                .into_iter()
                 .map(|(k, s)| (k.clone(), self.id(s, base)))
                 .collect();
-            list.sort_by(|a, b| a.0.cmp(&b.0));
-            node.properties = list;
         }
         if let Some(Value::Object(props)) = obj.get("patternProperties") {
             for (pattern, s) in props {
