@@ -387,6 +387,64 @@ impl<F: Json> PropertiesValidatorsMap<F> for BigValidatorsMap<F> {
     }
 }
 
+/// `properties` subschemas by declared name in the kind of map their number calls for: scanned
+/// below `HASHMAP_THRESHOLD`, bucketed from it on. selfheal patch: one type, so a validator that
+/// holds one is compiled once, not once per kind of map (patches/jsonschema/README.md, item 16).
+pub(crate) enum ValidatorsMap<F: Json = SerdeJson> {
+    Small(SmallValidatorsMap<F>),
+    Big(BigValidatorsMap<F>),
+}
+
+impl<F: Json> ValidatorsMap<F> {
+    /// The declared names, in the order of `get_indexed_validator`'s positions.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        let entries = match self {
+            ValidatorsMap::Small(entries) => entries.as_slice(),
+            ValidatorsMap::Big(buckets) => &buckets.entries,
+        };
+        entries.iter().map(|(name, _)| name.as_str())
+    }
+}
+
+impl<F: Json> PropertiesValidatorsMap<F> for ValidatorsMap<F> {
+    #[inline]
+    fn get_validator(&self, property: &str) -> Option<&SchemaNode<F>> {
+        match self {
+            ValidatorsMap::Small(map) => map.get_validator(property),
+            ValidatorsMap::Big(map) => map.get_validator(property),
+        }
+    }
+
+    #[inline]
+    fn get_key_validator(&self, property: &str) -> Option<(&str, &SchemaNode<F>)> {
+        match self {
+            ValidatorsMap::Small(map) => map.get_key_validator(property),
+            ValidatorsMap::Big(map) => map.get_key_validator(property),
+        }
+    }
+
+    #[inline]
+    fn get_indexed_validator(&self, property: &str) -> Option<(usize, &SchemaNode<F>)> {
+        match self {
+            ValidatorsMap::Small(map) => map.get_indexed_validator(property),
+            ValidatorsMap::Big(map) => map.get_indexed_validator(property),
+        }
+    }
+}
+
+/// The map of `properties` by their number (see [`ValidatorsMap`]).
+pub(crate) fn compile_map<'a, F: Json>(
+    ctx: &compiler::Context<F>,
+    map: &'a Map<String, Value>,
+) -> Result<ValidatorsMap<F>, ValidationError<'a>> {
+    let entries = compile_small_map(ctx, map)?;
+    Ok(if entries.len() < HASHMAP_THRESHOLD {
+        ValidatorsMap::Small(entries)
+    } else {
+        ValidatorsMap::Big(BigValidatorsMap::new(entries))
+    })
+}
+
 pub(crate) fn compile_small_map<'a, F: Json>(
     ctx: &compiler::Context<F>,
     map: &'a Map<String, Value>,
@@ -507,15 +565,9 @@ pub(crate) fn compile_regex_patterns<'a, F: Json>(
 macro_rules! compile_dynamic_prop_map_validator {
     ($validator:tt, $properties:ident, $ctx:expr, $( $arg:expr ),* $(,)*) => {{
         if let Value::Object(map) = $properties {
-            if map.len() < HASHMAP_THRESHOLD {
-                Some($validator::<SmallValidatorsMap<F>>::compile(
-                    map, $ctx, $($arg, )*
-                ))
-            } else {
-                Some($validator::<BigValidatorsMap<F>>::compile(
-                    map, $ctx, $($arg, )*
-                ))
-            }
+            Some($validator::<ValidatorsMap<F>>::compile(
+                map, $ctx, $($arg, )*
+            ))
         } else {
             let location = $ctx.location().clone();
             Some(Err(ValidationError::compile_error(

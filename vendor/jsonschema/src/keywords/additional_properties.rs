@@ -19,9 +19,8 @@ use crate::{
     paths::{LazyLocation, Location, RefTracker},
     properties::{
         are_properties_valid, compile_big_map, compile_dynamic_prop_map_validator,
-        compile_fancy_regex_patterns, compile_regex_patterns, compile_small_map, BigValidatorsMap,
-        CompiledPattern, PropertiesValidatorsMap, PropertyPattern, SmallValidatorsMap,
-        HASHMAP_THRESHOLD,
+        compile_fancy_regex_patterns, compile_map, compile_regex_patterns, BigValidatorsMap,
+        CompiledPattern, PropertiesValidatorsMap, PropertyPattern, ValidatorsMap,
     },
     regex::{Compiled, RegexEngine},
     types::JsonType,
@@ -229,26 +228,14 @@ pub(crate) struct AdditionalPropertiesNotEmptyFalseValidator<M> {
     properties: M,
     location: Location,
 }
-impl<F: Json> AdditionalPropertiesNotEmptyFalseValidator<SmallValidatorsMap<F>> {
+impl<F: Json> AdditionalPropertiesNotEmptyFalseValidator<ValidatorsMap<F>> {
     #[inline]
     pub(crate) fn compile<'a>(
         map: &'a Map<String, Value>,
         ctx: &compiler::Context<F>,
     ) -> CompilationResult<'a, F> {
         Ok(Box::new(AdditionalPropertiesNotEmptyFalseValidator {
-            properties: compile_small_map(ctx, map)?,
-            location: ctx.location().join("additionalProperties"),
-        }))
-    }
-}
-impl<F: Json> AdditionalPropertiesNotEmptyFalseValidator<BigValidatorsMap<F>> {
-    #[inline]
-    pub(crate) fn compile<'a>(
-        map: &'a Map<String, Value>,
-        ctx: &compiler::Context<F>,
-    ) -> CompilationResult<'a, F> {
-        Ok(Box::new(AdditionalPropertiesNotEmptyFalseValidator {
-            properties: compile_big_map(ctx, map)?,
+            properties: compile_map(ctx, map)?,
             location: ctx.location().join("additionalProperties"),
         }))
     }
@@ -286,42 +273,17 @@ impl<M> AdditionalPropertiesNotEmptyFalseWithRequiredValidator<M> {
     }
 }
 
-impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequiredValidator<SmallValidatorsMap<F>> {
+impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequiredValidator<ValidatorsMap<F>> {
     pub(crate) fn compile<'a>(
         map: &'a Map<String, Value>,
         ctx: &compiler::Context<F>,
         required: &[Value],
     ) -> CompilationResult<'a, F> {
         let closed = AdditionalPropertiesNotEmptyFalseValidator {
-            properties: compile_small_map(ctx, map)?,
+            properties: compile_map(ctx, map)?,
             location: ctx.location().join("additionalProperties"),
         };
-        let by_entry = required_bits(
-            closed.properties.iter().map(|(name, _)| name.as_str()),
-            required,
-        );
-        Ok(Box::new(Self::new(closed, by_entry)))
-    }
-}
-
-impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequiredValidator<BigValidatorsMap<F>> {
-    pub(crate) fn compile<'a>(
-        map: &'a Map<String, Value>,
-        ctx: &compiler::Context<F>,
-        required: &[Value],
-    ) -> CompilationResult<'a, F> {
-        let closed = AdditionalPropertiesNotEmptyFalseValidator {
-            properties: compile_big_map(ctx, map)?,
-            location: ctx.location().join("additionalProperties"),
-        };
-        let by_entry = required_bits(
-            closed
-                .properties
-                .entries
-                .iter()
-                .map(|(name, _)| name.as_str()),
-            required,
-        );
+        let by_entry = required_bits(closed.properties.names(), required);
         Ok(Box::new(Self::new(closed, by_entry)))
     }
 }
@@ -538,7 +500,7 @@ impl<M> AdditionalPropertiesNotEmptyFalseWithRequired1Validator<M> {
         .with_absolute_keyword_location(self.required_absolute_location.clone())
     }
 }
-impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequired1Validator<SmallValidatorsMap<F>> {
+impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequired1Validator<ValidatorsMap<F>> {
     #[inline]
     pub(crate) fn compile<'a>(
         map: &'a Map<String, Value>,
@@ -547,23 +509,7 @@ impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequired1Validator<SmallValid
     ) -> CompilationResult<'a, F> {
         Ok(Box::new(
             AdditionalPropertiesNotEmptyFalseWithRequired1Validator::new(
-                compile_small_map(ctx, map)?,
-                ctx,
-                required,
-            ),
-        ))
-    }
-}
-impl<F: Json> AdditionalPropertiesNotEmptyFalseWithRequired1Validator<BigValidatorsMap<F>> {
-    #[inline]
-    pub(crate) fn compile<'a>(
-        map: &'a Map<String, Value>,
-        ctx: &compiler::Context<F>,
-        required: String,
-    ) -> CompilationResult<'a, F> {
-        Ok(Box::new(
-            AdditionalPropertiesNotEmptyFalseWithRequired1Validator::new(
-                compile_big_map(ctx, map)?,
+                compile_map(ctx, map)?,
                 ctx,
                 required,
             ),
@@ -770,7 +716,7 @@ pub(crate) struct AdditionalPropertiesNotEmptyValidator<M, F: Json = SerdeJson> 
     node: SchemaNode<F>,
     properties: M,
 }
-impl<F: Json> AdditionalPropertiesNotEmptyValidator<SmallValidatorsMap<F>> {
+impl<F: Json> AdditionalPropertiesNotEmptyValidator<ValidatorsMap<F>> {
     #[inline]
     pub(crate) fn compile<'a>(
         map: &'a Map<String, Value>,
@@ -779,21 +725,7 @@ impl<F: Json> AdditionalPropertiesNotEmptyValidator<SmallValidatorsMap<F>> {
     ) -> CompilationResult<'a, F> {
         let kctx = ctx.new_at_location("additionalProperties");
         Ok(Box::new(AdditionalPropertiesNotEmptyValidator {
-            properties: compile_small_map(ctx, map)?,
-            node: compiler::compile(&kctx, kctx.as_resource_ref(schema))?,
-        }))
-    }
-}
-impl<F: Json> AdditionalPropertiesNotEmptyValidator<BigValidatorsMap<F>> {
-    #[inline]
-    pub(crate) fn compile<'a>(
-        map: &'a Map<String, Value>,
-        ctx: &compiler::Context<F>,
-        schema: &'a Value,
-    ) -> CompilationResult<'a, F> {
-        let kctx = ctx.new_at_location("additionalProperties");
-        Ok(Box::new(AdditionalPropertiesNotEmptyValidator {
-            properties: compile_big_map(ctx, map)?,
+            properties: compile_map(ctx, map)?,
             node: compiler::compile(&kctx, kctx.as_resource_ref(schema))?,
         }))
     }
@@ -2185,23 +2117,13 @@ pub(crate) fn compile<'a, F: Json>(
                         if required.len() == 1 {
                             if let Some(Value::String(req)) = required.first() {
                                 if let Value::Object(map) = properties {
-                                    return if map.len() < HASHMAP_THRESHOLD {
-                                        Some(
-                                            AdditionalPropertiesNotEmptyFalseWithRequired1Validator::<
-                                                SmallValidatorsMap<F>,
-                                            >::compile(
-                                                map, ctx, req.clone()
-                                            ),
-                                        )
-                                    } else {
-                                        Some(
-                                            AdditionalPropertiesNotEmptyFalseWithRequired1Validator::<
-                                                BigValidatorsMap<F>,
-                                            >::compile(
-                                                map, ctx, req.clone()
-                                            ),
-                                        )
-                                    };
+                                    return Some(
+                                        AdditionalPropertiesNotEmptyFalseWithRequired1Validator::<
+                                            ValidatorsMap<F>,
+                                        >::compile(
+                                            map, ctx, req.clone()
+                                        ),
+                                    );
                                 }
                             }
                         }
@@ -2209,15 +2131,9 @@ pub(crate) fn compile<'a, F: Json>(
                     if let (Some(required), Value::Object(map)) =
                         (required::checked_by_closed_object(ctx, parent), properties)
                     {
-                        return Some(if map.len() < HASHMAP_THRESHOLD {
-                            AdditionalPropertiesNotEmptyFalseWithRequiredValidator::<
-                                SmallValidatorsMap<F>,
-                            >::compile(map, ctx, required)
-                        } else {
-                            AdditionalPropertiesNotEmptyFalseWithRequiredValidator::<
-                                BigValidatorsMap<F>,
-                            >::compile(map, ctx, required)
-                        });
+                        return Some(AdditionalPropertiesNotEmptyFalseWithRequiredValidator::<
+                            ValidatorsMap<F>,
+                        >::compile(map, ctx, required));
                     }
                     compile_dynamic_prop_map_validator!(
                         AdditionalPropertiesNotEmptyFalseValidator,
