@@ -188,13 +188,24 @@ impl MatchAssumptions {
         site: impl FnOnce() -> MatchSite,
     ) -> bool {
         let pattern: Box<str> = error.pattern().into();
+        self.resolve_failed(pattern, subject, error.into_failure_reason(), Box::new(site))
+    }
+
+    /// [`Self::resolve`] once the error is read: not generic (selfheal patch, item 17).
+    fn resolve_failed(
+        &mut self,
+        pattern: Box<str>,
+        subject: &str,
+        reason: RegexFailureReason,
+        site: Box<dyn FnOnce() -> MatchSite + '_>,
+    ) -> bool {
         if !self.is_unfinished(&pattern, subject) {
             self.known_unfinished
                 .entry(subject.into())
                 .or_default()
                 .push(pattern.clone());
         }
-        self.outcome(&pattern, subject, Some(error.into_failure_reason()), site)
+        self.outcome(&pattern, subject, Some(reason), site)
     }
 
     /// [`Self::resolve`] for a match an earlier run could not finish, without the engine.
@@ -205,15 +216,16 @@ impl MatchAssumptions {
         subject: &str,
         site: impl FnOnce() -> MatchSite,
     ) -> bool {
-        self.outcome(pattern, subject, None, site)
+        self.outcome(pattern, subject, None, Box::new(site))
     }
 
+    /// The site boxed: one copy of this for every caller's closure (selfheal patch, item 17).
     fn outcome(
         &mut self,
         pattern: &str,
         subject: &str,
         reason: Option<RegexFailureReason>,
-        site: impl FnOnce() -> MatchSite,
+        site: Box<dyn FnOnce() -> MatchSite + '_>,
     ) -> bool {
         if let Some(assumed) = self.assumed.iter().find(|assumed| {
             &*assumed.unfinished.pattern == pattern && &*assumed.unfinished.subject == subject
@@ -276,6 +288,29 @@ pub(crate) fn assume_each_outcome<T>(
     mut run: impl FnMut(&mut Option<Box<MatchAssumptions>>) -> T,
     first: MatchAssumptions,
 ) -> Outcomes<T> {
+    // selfheal patch (item 17): the loop is not generic. It calls `step` with the assumptions of
+    // a run, and with `None` to keep that run's result.
+    let mut results = Vec::new();
+    let mut last = None;
+    let decided = each_assumption(first, &mut |slot| match slot {
+        Some(slot) => {
+            drop(last.take());
+            last = Some(run(slot));
+        }
+        None => results.extend(last.take()),
+    });
+    match decided {
+        Ok(failure) => Outcomes::Assumed { results, failure },
+        Err(failure) => Outcomes::Undecided(failure),
+    }
+}
+
+/// [`assume_each_outcome`]'s runs: the engine failure to report, as `Err` when the runs were too
+/// many to decide.
+fn each_assumption(
+    first: MatchAssumptions,
+    step: &mut dyn FnMut(Option<&mut Option<Box<MatchAssumptions>>>),
+) -> Result<MatchFailure, MatchFailure> {
     let MatchAssumptions {
         unassumed,
         mut known_unfinished,
@@ -289,11 +324,10 @@ pub(crate) fn assume_each_outcome<T>(
         failure.expect("the first run meets its first unfinished match in the engine");
     let mut pending = Vec::new();
     push_both_outcomes(&mut pending, &[], &unfinished);
-    let mut results = Vec::new();
     let mut runs = 1;
     while let Some(assumed) = pending.pop() {
         if runs == MAX_ASSUMED_RUNS {
-            return Outcomes::Undecided(failure);
+            return Err(failure);
         }
         runs += 1;
         // A run may meet the match with its instance location where the first run met it only
@@ -304,18 +338,18 @@ pub(crate) fn assume_each_outcome<T>(
             known_unfinished: std::mem::take(&mut known_unfinished),
             ..MatchAssumptions::default()
         }));
-        let result = run(&mut slot);
+        step(Some(&mut slot));
         let mut matches = slot.expect("a run keeps its assumptions");
         known_unfinished = std::mem::take(&mut matches.known_unfinished);
         if let Some(site) = matches.reported_site.take() {
             failure.site.prefer_located(site);
         }
         match matches.unassumed.take() {
-            None => results.push(result),
+            None => step(None),
             Some(next) => push_both_outcomes(&mut pending, &matches.assumed, &next.unfinished),
         }
     }
-    Outcomes::Assumed { results, failure }
+    Ok(failure)
 }
 
 fn push_both_outcomes(
