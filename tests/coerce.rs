@@ -142,6 +142,19 @@ fn number_text_that_would_lose_information_is_refused() {
         refused(PRICE, &json!({ "n": text }).to_string());
     }
     refused(INT, r#""9007199254740993""#);
+    // The safe integers are doubles as written, whatever their number of digits.
+    for (text, n) in [
+        ("9007199254740992", 9_007_199_254_740_992_i64),
+        ("-9,007,199,254,740,991", -9_007_199_254_740_991),
+        ("1,234,567,890,123,456", 1_234_567_890_123_456),
+    ] {
+        coerced(
+            COUNT,
+            &json!({ "n": text }).to_string(),
+            json!({ "n": n }),
+            &[Fix::CoerceNumber],
+        );
+    }
     refused(NUMBER, r#""9007199254740993/1""#);
     // A subnormal double keeps fewer digits than 15 (it reads as 1.2347e-320).
     refused(PRICE, r#"{"n": "1.23456789012345e-320"}"#);

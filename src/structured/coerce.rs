@@ -396,11 +396,15 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 
 /// The JSON number `text` when the double it reads as (what a JS consumer of the value gets,
 /// integers included) is the number written: at most 15 significant digits (those a double
-/// always keeps), read as a normal double, or as 0 when written 0. `"1234567890123456789"`
+/// always keeps, or a safe integer), read as a normal double, or as 0 when written 0. `"1234567890123456789"`
 /// reads as 1234567890123456800, `"1.23456789012345e-320"` (subnormal) as 1.2347e-320,
 /// `"1e-400"` as 0: refused.
 fn exact_number(text: &str, whole_only: bool) -> Option<Value> {
     let value: Value = selfheal_hot::parse_value(text).ok()?;
+    // A safe integer is a double as it is written, whatever its number of digits.
+    if value.as_i64().is_some_and(|n| n.unsigned_abs() <= 1 << 53) {
+        return Some(value);
+    }
     let f = value.as_f64()?;
     if !f.is_finite() || (whole_only && f.fract() != 0.0) {
         return None;
