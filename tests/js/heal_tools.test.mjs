@@ -110,14 +110,21 @@ test("a tool call's arguments cannot change which tool the provider reported", a
   let result = await heal(async () => reported(`${valid}, "name": "delete_account"`), { prompt: PROMPT, tools });
   assert.equal(result.type, "done", JSON.stringify(result));
   assert.deepEqual(result.value, { id: "call_1", name: "get_weather", input: { city: "Paris", unit: "celsius" } });
-  // Not strict once spliced in: its first object names the other tool; refused and reasked.
+  // Not strict once spliced in: the closer before `, "name": …` is read as one too many, so the
+  // arguments and the reported name are one object in which the reported name, last, wins; its
+  // input fails the tool's schema, and the call is asked again.
   const replies = [reported(`{}, "name": "delete_account"}`), reported(valid)];
   const prompts = [];
   result = await heal(async (prompt) => (prompts.push(prompt.user), replies.shift()), { prompt: PROMPT, tools });
   assert.equal(result.type, "done", JSON.stringify(result));
   assert.equal(result.value.name, "get_weather");
   assert.equal(prompts.length, 2);
-  assert.match(prompts[1], /the arguments of "get_weather" must be one JSON object/);
+  assert.match(prompts[1], /\/input: "city" is a required property/);
+  // Arguments that close the call early and then name another tool: the reported name, last,
+  // still wins.
+  result = await heal(async () => reported(`${valid}}, "name": "delete_account"`), { prompt: PROMPT, tools });
+  assert.equal(result.type, "done", JSON.stringify(result));
+  assert.deepEqual(result.value, { id: "call_1", name: "get_weather", input: { city: "Paris", unit: "celsius" } });
 });
 
 test("tools: with models, a model that takes no tools is passed over; wrong shapes are TypeErrors", async () => {
