@@ -438,7 +438,7 @@ fn one_line_of_ndjson_is_never_wrapped_into_the_list() {
 
 /// Separate values in a reply (in prose, or in fences of their own) that could each pass as the
 /// list's one row: taking the first lost the others with `ok` (`{a} and {b}` gave `[a]`). Such
-/// a reply now fails, naming how many values it holds, so the loop asks for the list; a value
+/// a reply now fails with an issue saying so, and the loop asks for the list; a value
 /// that passes as written still wins over them, and one value alone is still wrapped.
 #[test]
 fn separate_values_are_never_wrapped_into_the_list_one_at_a_time() {
