@@ -292,6 +292,49 @@ fn a_fenced_value_comes_before_values_mentioned_in_prose() {
     assert_eq!(value, json!([4, 5, 6]));
 }
 
+/// A string with raw newlines may hold a Markdown fence line: it is the string's content, not
+/// a fence that cuts the reply (an outside tester, 2026-12-02: `{"a": "x⏎```⏎y", "b": 1}`
+/// gave `{"a":"x\n"}`, "b" dropped, with `ok`).
+#[test]
+fn a_fence_line_inside_a_string_of_the_value_is_content() {
+    let ab = compile(
+        r#"{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a"]}"#,
+    );
+    for (raw, a) in [
+        ("{\"a\": \"x\n```\ny\", \"b\": 1}", "x\n```\ny"),
+        ("{'a': 'x\n```\ny', 'b': 1}", "x\n```\ny"),
+        ("{\"a\": \"x\n  ```\ny\", \"b\": 1}", "x\n  ```\ny"),
+        (
+            "{\"a\": \"x\n```js\ny\n```\n\", \"b\": 1}",
+            "x\n```js\ny\n```\n",
+        ),
+    ] {
+        let (value, fixes) = accepted(parse(raw, Some(&ab), &opts()));
+        assert_eq!(value, json!({"a": a, "b": 1}), "{raw}");
+        assert!(!fixes.contains(&Fix::UnclosedString), "{raw}: {fixes:?}");
+    }
+    let listed = "[{\"a\": \"x\n```\ny\", \"b\": 1}]";
+    assert_eq!(
+        repaired_value(listed),
+        Some(json!([{"a": "x\n```\ny", "b": 1}]))
+    );
+    let readme = "{\"readme\": \"Install:\n```bash\nnpm i\n```\n\", \"ok\": true}";
+    assert_eq!(
+        repaired_value(readme),
+        Some(json!({"readme": "Install:\n```bash\nnpm i\n```\n", "ok": true}))
+    );
+    // A fence after the value is still a fence (whose value comes first), and so is one typed
+    // after the opening bracket.
+    let after = "{\"a\": \"x\"}\n```json\n{\"a\": \"y\", \"b\": 2}\n```";
+    let (value, _) = accepted(parse(after, Some(&ab), &opts()));
+    assert_eq!(value, json!({"a": "y", "b": 2}));
+    let bracketed = "{```json\n{\"a\": \"x\n```\ny\", \"b\": 1}\n```}";
+    assert_eq!(
+        repaired_value(bracketed),
+        Some(json!({"a": "x\n```\ny", "b": 1}))
+    );
+}
+
 /// Where the schema's root wants one string, lines of text are that string: a two-paragraph
 /// summary gave its first sentence (an outside review, 2026-12-02).
 #[test]

@@ -28,7 +28,8 @@ pub(super) struct Region {
 /// The regions of `text`, in order. An opening fence is three or more backticks at the start
 /// of a line (after blanks), with an optional language tag; the closing fence is the next
 /// three backticks that start or end a line (a fence glued to the value's last brace), or the
-/// end of the text. Backticks anywhere else are content, e.g. inside a JSON string. A text with
+/// end of the text. Backticks anywhere else are content, e.g. inside a JSON string, and so is a
+/// fence inside a closed string of a value that opens the text ([`quoted_spans`]). A text with
 /// no opening fence but a closing one at its very end (the opener was left out) is one fence.
 pub(super) fn regions(text: &str) -> Vec<Region> {
     let bytes = text.as_bytes();
@@ -37,7 +38,9 @@ pub(super) fn regions(text: &str) -> Vec<Region> {
     let mut search = 0;
     let bracketed = fence_after_bracket(text);
     let closer = final_closer(text);
-    while let Some(open) = find_opening_fence(text, search, bracketed) {
+    let spans = quoted_spans(text);
+    let mut strings = spans.as_slice();
+    while let Some(open) = find_opening_fence(text, search, bracketed, &mut strings) {
         let mut start = open;
         while bytes.get(start) == Some(&b'`') {
             start += 1;
@@ -51,7 +54,7 @@ pub(super) fn regions(text: &str) -> Vec<Region> {
         {
             start += 1;
         }
-        let (end, after) = match find_closing_fence(text, start, closer) {
+        let (end, after) = match find_closing_fence(text, start, closer, &mut strings) {
             Some(close) => {
                 let mut after = close;
                 while bytes.get(after) == Some(&b'`') {
@@ -113,12 +116,21 @@ fn whole_or_closing_fence(text: &str) -> Region {
 }
 
 /// Three backticks at the start of a line (blanks before them allowed), from `from` on, or at
-/// `bracketed` ([`fence_after_bracket`]).
-fn find_opening_fence(text: &str, from: usize, bracketed: Option<usize>) -> Option<usize> {
+/// `bracketed` ([`fence_after_bracket`]), and not inside one of `strings`.
+fn find_opening_fence(
+    text: &str,
+    from: usize,
+    bracketed: Option<usize>,
+    strings: &mut &[(usize, usize)],
+) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut search = from;
     while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
         let at = search + rel;
+        if let Some(close) = string_around(strings, at) {
+            search = close;
+            continue;
+        }
         let back = blanks_before(bytes, at, 0);
         if back == 0 || matches!(bytes.get(back - 1), Some(b'\n' | b'\r')) || bracketed == Some(at)
         {
@@ -142,6 +154,76 @@ pub(super) fn fence_after_bracket(text: &str) -> Option<usize> {
     Some(text.len() - after.trim_start().len())
 }
 
+/// Where the quoted strings that hold three backticks, of a value that opens the text (`{` or
+/// `[` after blanks), start and where their closing quote is, in text order. A raw newline in a
+/// string may start a line with a fence (`{"readme": "Install:⏎```bash⏎npm i⏎```⏎", "ok": 1}`):
+/// that is the string's content, not a fence. Quotes are trusted only where the value makes
+/// them sure: a `"` or `'` opens a string only where a string may start (after `{`, `[`, `,` or
+/// `:`), JSON's escapes apply, and the string must close with its quote followed by `,`, `:`,
+/// `}`, `]` or the end of the text. The first string that does not (never closed, as in a
+/// truncated reply, or a stray quote) ends the spans, and so does the end of the value: a fence
+/// after either is read as before.
+fn quoted_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let bytes = text.as_bytes();
+    let mut pos = text.len() - text.trim_start().len();
+    if !matches!(bytes.get(pos), Some(b'{' | b'[')) || !text.contains("```") {
+        return spans;
+    }
+    let mut depth = 0usize;
+    let mut prev = 0;
+    while let Some(&c) = bytes.get(pos) {
+        pos += 1;
+        match c {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth <= 1 => break,
+            b'}' | b']' => depth -= 1,
+            b'"' | b'\'' if matches!(prev, b'{' | b'[' | b',' | b':') => {
+                let open = pos - 1;
+                loop {
+                    match bytes.get(pos) {
+                        None => return spans,
+                        Some(b'\\') => pos += 2,
+                        Some(&q) if q == c => break,
+                        Some(_) => pos += 1,
+                    }
+                }
+                let next = bytes
+                    .get(pos + 1..)
+                    .and_then(|t| t.iter().find(|&&b| !is_json_ws(b)));
+                if !matches!(next, None | Some(b',' | b':' | b'}' | b']')) {
+                    return spans;
+                }
+                // Only a string that holds backticks can hide a fence: the others are not kept.
+                if text.get(open..pos).is_some_and(|s| s.contains("```")) {
+                    spans.push((open, pos));
+                }
+                pos += 1;
+            }
+            _ => {}
+        }
+        if !is_json_ws(c) {
+            prev = c;
+        }
+    }
+    spans
+}
+
+/// Where the string of `strings` that holds `at` closes, if one does; the strings before `at`
+/// are dropped (fences are looked for in text order, so each string is passed once).
+fn string_around(strings: &mut &[(usize, usize)], at: usize) -> Option<usize> {
+    while let Some((&(_, close), rest)) = strings.split_first() {
+        if close > at {
+            break;
+        }
+        *strings = rest;
+    }
+    strings
+        .first()
+        .filter(|&&(open, _)| open < at)
+        .map(|&(_, close)| close)
+}
+
 /// Where the blanks right before `at` start (not before `floor`).
 fn blanks_before(bytes: &[u8], at: usize, floor: usize) -> usize {
     let mut back = at;
@@ -152,12 +234,22 @@ fn blanks_before(bytes: &[u8], at: usize, floor: usize) -> usize {
 }
 
 /// The first closing fence from `from` on: three backticks that start their
-/// line or end it, or that only blanks separate from `closer` ([`final_closer`]).
-fn find_closing_fence(text: &str, from: usize, closer: Option<usize>) -> Option<usize> {
+/// line or end it, or that only blanks separate from `closer` ([`final_closer`]), and that are
+/// not inside one of `strings`.
+fn find_closing_fence(
+    text: &str,
+    from: usize,
+    closer: Option<usize>,
+    strings: &mut &[(usize, usize)],
+) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut search = from;
     while let Some(rel) = text.get(search..).and_then(|t| t.find("```")) {
         let at = search + rel;
+        if let Some(close) = string_around(strings, at) {
+            search = close;
+            continue;
+        }
         let back = blanks_before(bytes, at, from);
         let starts_line = back == from || matches!(bytes.get(back - 1), Some(b'\n' | b'\r'));
         let mut fwd = at;

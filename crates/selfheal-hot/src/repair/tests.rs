@@ -79,6 +79,18 @@ fn code_fence() {
         "{\"md\": \"```py\\nx\\n```\"}",
         &[TrailingComma],
     );
+    // So is a fence line in a string with raw newlines (it cut the value there), while a fence
+    // after the value, or after a string that never closes, is still one.
+    check(
+        "{\"md\": \"x\n```js\ny\n```\n\", \"b\": 1}",
+        "{\"md\": \"x\\n```js\\ny\\n```\\n\", \"b\": 1}",
+        &[ControlCharacter],
+    );
+    check(
+        "{\"a\": 1}\n```json\n{\"b\": 2}\n```",
+        "{\"b\": 2}",
+        &[CodeFence, SurroundingProse],
+    );
     // A closing fence must start or end a line; ``` mid-line is content.
     check(
         "```json\n{\"md\": \"a ``` b\"}\n```",
@@ -1097,6 +1109,15 @@ fn what_follows_a_fence_is_read_once_with_the_same_answers() {
             fixes: vec![CodeFence, SurroundingProse, TrailingComma]
         })
     );
+}
+
+#[test]
+fn fences_inside_strings_are_passed_once() {
+    // 20,000 strings, each holding fence lines, in one value: each string is passed once.
+    let member = "\"k\": \"a\n```\n```\n```\nb\"";
+    let text = format!("{{{}}}", [member; 20_000].join(", "));
+    let repaired = repair_json(&text).map(|r| r.fixes);
+    assert_eq!(repaired, Some(vec![ControlCharacter]));
 }
 
 #[test]
