@@ -1015,6 +1015,44 @@ fn a_fence_opener_split_anywhere() {
     }
 }
 
+/// A fence line inside a string (raw newlines) is the string's content for the reader, and for
+/// the final parse too: the parse cut the reply at the line and dropped "b", so a violation the
+/// reader reported on "b" was one the final parse did not (an outside tester, 2026-12-02).
+#[test]
+fn a_fence_line_inside_a_string_is_content_for_the_reader_and_the_final_parse() {
+    let ab = json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a"]});
+    for (text, b) in [
+        ("{\"a\": \"x\n```\ny\", \"b\": 1}", json!(1)),
+        ("{'a': 'x\n```json\ny', 'b': 1}", json!(1)),
+        ("{\"a\": \"x\n```\ny\", \"b\": \"one\"}", json!("one")),
+    ] {
+        let mut run = by_char(Some(schema(ab.clone())), text);
+        let a = if text.contains("json") {
+            "x\n```json\ny"
+        } else {
+            "x\n```\ny"
+        };
+        let want = json!({"a": a, "b": b});
+        assert_eq!(run.value(), Some(want.clone()), "{text}");
+        let parsed = parse(
+            text,
+            Some(&CompiledSchema::from_value(ab.clone()).expect("a valid schema")),
+            &ParseOptions::new(),
+        );
+        match parsed {
+            Parsed::Ok { value, .. } => {
+                assert_eq!(value, want, "{text}");
+                assert_eq!(run.violation(), None, "{text}");
+            }
+            Parsed::Err { report, .. } => {
+                let schema = report.issues.iter().find(|i| i.kind == FailureKind::Schema);
+                assert_eq!(schema.map(|i| i.path.as_str()), Some("/b"), "{text}");
+                assert_eq!(run.violation(), schema_issue("/b", "type"), "{text}");
+            }
+        }
+    }
+}
+
 #[test]
 fn strict_mode_still_checks_the_schema() {
     let strict = StreamOptions {
