@@ -187,6 +187,32 @@ fn closers_too_many_are_dropped_and_what_follows_them_is_kept() {
 }
 
 #[test]
+fn a_closer_of_the_wrong_kind_before_the_containers_own_is_dropped() {
+    // Its `}` closed the array, the array's `]` closed "x", and "d" went up to the root: before,
+    // {"x": {"b": [{"c": 2}]}, "d": 3} with mismatched-bracket and redundant-bracket.
+    let any = compile("true");
+    let raw = r#"{"x": {"b": [{"c": 2}}], "d": 3}}"#;
+    let want = json!({"x": {"b": [{"c": 2}], "d": 3}});
+    let r = repair_json(raw).unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&r.text).unwrap(), want);
+    assert_eq!(r.fixes, vec![Fix::RedundantBracket]);
+    assert_eq!(
+        accepted(parse(raw, Some(&any), &opts())),
+        (want.clone(), vec![Fix::RedundantBracket])
+    );
+    let raw = format!("Here it is: {raw}");
+    assert_eq!(repaired_value(&raw), Some(want));
+    // One `}` fewer: the closers were swapped (`}]` for `]}`), and "d" is the root's, as before.
+    let raw = r#"{"x": {"b": [{"c": 2}}], "d": 3}"#;
+    let r = repair_json(raw).unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(&r.text).unwrap(),
+        json!({"x": {"b": [{"c": 2}]}, "d": 3})
+    );
+    assert_eq!(r.fixes, vec![Fix::MismatchedBracket]);
+}
+
+#[test]
 fn a_value_followed_by_more_of_its_members_is_never_offered_without_them() {
     // Before: {"name": "Bob"} with surrounding-prose for the first (a `[` missing before "en":
     // the skim ended the broken object at the `]` and the nested manager was offered alone), and

@@ -283,8 +283,8 @@ impl<'t> Reader<'t> {
     }
 }
 
-/// A scan, and when it failed after closing a string early (`{"a": "x, [1]`), the same scan
-/// again without that guess.
+/// A scan, and when it failed after closing a string early (`{"a": "x, [1]`) or dropping a closer
+/// of the wrong kind (`[[1}]`, see `Scanner::close`), the same scan again without those guesses.
 fn twice(
     scanner: &mut Scanner<'_>,
     scan: &mut dyn FnMut(&mut Scanner<'_>) -> Scan<Scanned>,

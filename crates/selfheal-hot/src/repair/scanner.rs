@@ -127,8 +127,11 @@ pub(super) struct Scanner<'a> {
     pub(super) brackets: std::cell::Cell<Brackets>,
     /// Let a string that runs to the end of input be re-read to close at its first bracket
     /// (`{"time": "12:20}`). A second, conservative scan turns it off when it misled.
+    /// Also lets `close` drop a closer of the wrong kind before the innermost container's own
+    /// (`wrong_dropped`); `closed_early` says a guess was made that a second scan may undo.
     pub(super) close_early: bool,
     pub(super) closed_early: bool,
+    wrong_dropped: bool,
     /// Input offset up to which the text is one strict JSON value, found where a `{`/`[` starts
     /// a value ([`Scanner::strict_value`]). The heuristics for broken text never bend a valid
     /// value: inside it a closing quote ends its string as in JSON, even before a `}` the string
@@ -167,6 +170,7 @@ impl<'a> Scanner<'a> {
             brackets: std::cell::Cell::default(),
             close_early: true,
             closed_early: false,
+            wrong_dropped: false,
             strict_end: 0,
             strict_budget: 4 * src.len() + 4096,
         }
@@ -189,6 +193,7 @@ impl<'a> Scanner<'a> {
         self.after_call = false;
         self.same_line = false;
         self.closed_early = false;
+        self.wrong_dropped = false;
         self.strict_end = 0;
     }
 
@@ -625,11 +630,33 @@ impl<'a> Scanner<'a> {
     /// "b": 2}`): nothing but that object can take them, so those closers were too many. Valid
     /// JSON never has this (nothing follows the outermost value), and a closer inside the value
     /// is left alone: a container around it could take what follows as well.
+    ///
+    /// One of the wrong kind right before the innermost container's own closer closes nothing
+    /// either (`{"x": {"b": [{"c": 2}}], "d": 3}}`: `"d"` stays in `"x"`), when the value then
+    /// closes with the closers that follow: else it was a pair of closers swapped (`{"x": {"b":
+    /// [1}], "d": 3}`, `[[1}]`), read as before by the second scan (`twice`). Nor when the next
+    /// closer would end the outermost object before more members: the rule above reads those
+    /// two, as before (`{"a": 1, "b": [{"c": 2}}], "d": 3}`).
     fn close(&mut self, c: u8) -> Scan<()> {
-        let redundant = match self.top() {
-            Some(Container::Root) if !self.elements.is_empty() => Some(self.pos + 1),
-            _ => self.members_after_outermost(),
+        let (want, own) = if c == b'}' {
+            (Container::Object, b']')
+        } else {
+            (Container::Array, b'}')
         };
+        let mut redundant = match self.top() {
+            Some(Container::Root) if !self.elements.is_empty() => Some(self.pos + 1),
+            _ => self.members_after_outermost(0),
+        };
+        if redundant.is_none()
+            && self.close_early
+            && matches!(self.top(), Some(k @ (Container::Object | Container::Array)) if k != want)
+            && self.bytes.get(self.past_blank(self.pos + 1)) == Some(&own)
+            && self.members_after_outermost(1).is_none()
+        {
+            self.closed_early = true;
+            self.wrong_dropped = true;
+            redundant = Some(self.pos + 1);
+        }
         if let Some(next) = redundant {
             self.pos = next;
             self.fixes.add(Fix::RedundantBracket);
@@ -639,11 +666,6 @@ impl<'a> Scanner<'a> {
             }
             return Ok(());
         }
-        let want = if c == b'}' {
-            Container::Object
-        } else {
-            Container::Array
-        };
         match self.top() {
             Some(kind) if kind == want => {}
             Some(Container::Object | Container::Array) => self.fixes.add(Fix::MismatchedBracket),
@@ -655,9 +677,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// [`Scanner::members_follow`] the closer at `self.pos`, when it would end the value's
-    /// outermost object.
-    fn members_after_outermost(&self) -> Option<usize> {
-        let mut kinds = self.stack.iter().rev().map(|f| f.kind);
+    /// outermost object once `closed` containers more are closed.
+    fn members_after_outermost(&self, closed: usize) -> Option<usize> {
+        let mut kinds = self.stack.iter().rev().skip(closed).map(|f| f.kind);
         let outermost = kinds.next() == Some(Container::Object)
             && !matches!(kinds.next(), Some(Container::Object | Container::Array));
         outermost
@@ -755,6 +777,10 @@ impl<'a> Scanner<'a> {
     /// End of input: finish the member in progress, drop a dangling comma,
     /// close every open container innermost first.
     fn close_at_end(&mut self) -> Scan<()> {
+        // A closer dropped before the container's own left one open: it was a swapped pair.
+        if self.wrong_dropped && matches!(self.top(), Some(Container::Object | Container::Array)) {
+            return Err(self.invalid());
+        }
         let trimmed = self.out.trim_end_matches(is_json_ws_char).len();
         match self.state {
             State::Colon => {

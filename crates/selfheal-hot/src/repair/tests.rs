@@ -883,6 +883,36 @@ fn closers_before_more_members_of_the_outermost_object_close_nothing() {
 }
 
 #[test]
+fn a_closer_of_the_wrong_kind_before_the_containers_own_closes_nothing() {
+    // It closed the array, the array's `]` closed "x", and "d" went one level up (before:
+    // {"x": {"b": [{"c": 2}]}, "d": 3}, mismatched-bracket and redundant-bracket).
+    check(
+        r#"{"x": {"b": [{"c": 2}}], "d": 3}}"#,
+        r#"{"x": {"b": [{"c": 2}], "d": 3}}"#,
+        &[RedundantBracket],
+    );
+    check(
+        "{\"x\": {\"y\": {\"a\": 1]\n}, \"b\": 2}}",
+        "{\"x\": {\"y\": {\"a\": 1\n}, \"b\": 2}}",
+        &[RedundantBracket],
+    );
+    check("[{\"c\": 2}}]", "[{\"c\": 2}]", &[RedundantBracket]);
+    check("[[1}], 2]", "[[1], 2]", &[RedundantBracket]);
+    // When the closers after it leave a container open, the two were swapped: read as before.
+    check(
+        r#"{"x": {"b": [{"c": 2}}], "d": 3}"#,
+        r#"{"x": {"b": [{"c": 2}]}, "d": 3}"#,
+        &[MismatchedBracket],
+    );
+    check("{\"a\": [1}]", "{\"a\": [1]}", &[MismatchedBracket]);
+    check(
+        r#"{"x": [[1}], "y": 2}"#,
+        r#"{"x": [[1]], "y": 2}"#,
+        &[MismatchedBracket],
+    );
+}
+
+#[test]
 fn newline_delimited() {
     check("1\n2", "[1,\n2]", &[MissingComma, NewlineDelimited]);
     check(
