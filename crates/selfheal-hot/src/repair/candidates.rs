@@ -284,13 +284,14 @@ impl<'t> Reader<'t> {
 }
 
 /// A scan, and when it failed after closing a string early (`{"a": "x, [1]`) or dropping a closer
-/// of the wrong kind (`[[1}]`, see `Scanner::close`), the same scan again without those guesses.
+/// of the wrong kind (`[[1}]`, see `Scanner::close`; its values then nest, maybe too deep), the
+/// same scan again without those guesses.
 fn twice(
     scanner: &mut Scanner<'_>,
     scan: &mut dyn FnMut(&mut Scanner<'_>) -> Scan<Scanned>,
 ) -> Scan<Scanned> {
     let first = scan(scanner);
-    if !matches!(first, Err(ScanError::Invalid(_))) || !scanner.closed_early {
+    if first.is_ok() || !scanner.closed_early {
         return first;
     }
     scanner.close_early = false;

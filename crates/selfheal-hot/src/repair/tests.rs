@@ -910,6 +910,13 @@ fn a_closer_of_the_wrong_kind_before_the_containers_own_closes_nothing() {
         r#"{"x": [[1]], "y": 2}"#,
         &[MismatchedBracket],
     );
+    // Dropped in many values of a sequence, it nested each in the one before past MAX_DEPTH.
+    let many = "[[1}]\n".repeat(200);
+    let got = repair_json(&many).map(|r| r.fixes);
+    assert_eq!(
+        got,
+        Some(vec![MismatchedBracket, MissingComma, NewlineDelimited])
+    );
 }
 
 #[test]
